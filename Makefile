@@ -1,0 +1,34 @@
+# tilesort: `make run` and `make test` do all set-up on a fresh Debian 12
+# machine that has the CUDA toolkit.
+BUILD_DIR ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc)
+NVCC ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
+
+.PHONY: all deps configure build run test bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+configure: deps
+	@cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DCMAKE_CUDA_COMPILER=$(NVCC) $(CMAKE_ARGS)
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# The main job. Until the demo exists: the benchmark where a GPU is present,
+# otherwise a message that says why nothing ran.
+run: build
+	@scripts/run-main.sh $(BUILD_DIR)
+
+test: build
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@$(BUILD_DIR)/bench/tilesort-bench $(BENCH_ARGS)
+
+clean:
+	@rm -rf $(BUILD_DIR)

@@ -1,0 +1,71 @@
+// Results: one Row per (workload, variant, method), the derived ratios, and
+// the Markdown / JSON writers (JSON by hand: no dependency).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "stats.hpp"
+
+namespace bench {
+
+enum class RowStatus { ok, failed, skipped };
+
+struct Row {
+  std::string workload;  // ANCHORS.md name: "fixed-1024", "tiles16-4M", ...
+  std::string variant;   // "u32-u32", ...
+  std::string method;    // "tilesort", "cub-segmented-sort", ...
+  std::string key;       // "u32" | "f32" | "u64"
+  std::string value;     // "u32" | "none"
+  bool is_cub = false;
+  bool is_copy = false;
+  std::uint64_t items = 0;
+  std::uint64_t segments = 0;
+
+  RowStatus status = RowStatus::failed;
+  std::string note;       // why it failed or was skipped
+  bool verified = false;  // its output passed verification
+  std::optional<Stats> ms;  // set iff status == ok
+
+  // Derived by compute_derived().
+  std::optional<double> x_copy;               // ms / copy ms (same workload + variant)
+  std::optional<double> speedup_vs_best_cub;  // best CUB ms / ms
+};
+
+struct WorkloadInfo {
+  std::string name;
+  std::uint64_t items = 0;
+  std::uint64_t segments = 0;
+  std::uint64_t longest_segment = 0;
+  std::string note;
+};
+
+struct RunInfo {
+  std::string commit;
+  std::string date;    // ISO 8601 UTC
+  std::string device;  // one line, from cudaGetDeviceProperties
+  std::vector<std::pair<std::string, std::string>> device_details;  // written as JSON strings
+  std::optional<long> tests_passed, tests_failed, tests_skipped;
+  int reps = 0;
+  int warmup = 0;
+  std::string command_line;
+  std::string headline_variant;
+  std::vector<std::pair<std::string, std::string>> method_notes;  // method -> what its timed region holds
+  std::vector<std::string> notes;                                 // free-form lines for the Markdown
+};
+
+/// Fills x_copy and speedup_vs_best_cub from the measured rows. Only rows
+/// that ran and verified take part (a FAILED copy or CUB row is no baseline).
+void compute_derived(std::vector<Row>& rows);
+
+std::string render_markdown(const RunInfo& info, const std::vector<WorkloadInfo>& workloads,
+                            const std::vector<Row>& rows);
+std::string render_json(const RunInfo& info, const std::vector<WorkloadInfo>& workloads,
+                        const std::vector<Row>& rows);
+
+const char* to_string(RowStatus status);
+
+}  // namespace bench

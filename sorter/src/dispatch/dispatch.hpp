@@ -1,0 +1,46 @@
+// Host-side planning shared by the public entry points and the per-type
+// launchers. Nothing here synchronises with the device or allocates.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "dispatch/work.hpp"
+#include "tilesort/thread/key_codec.cuh"
+
+namespace tilesort {
+namespace detail {
+
+/// What one sort call launches, fully decided on the host.
+struct LaunchContext {
+  void* keys;
+  void* values;
+  void* scratch_keys;    // null unless large segments are possible
+  void* scratch_values;
+  KeyKind key_kind;
+  bool descending;
+  int begin_bit;
+  int end_bit;
+  const void* offsets;
+  bool offsets_64;
+  WorkLists lists;
+  int num_msd_rounds;        // 0 when no segment can exceed one block
+  std::uint64_t max_range;   // longest range any kernel can receive: skips
+                             // the launches of classes nothing can reach
+  cudaStream_t stream;
+};
+
+/// Persistent grid for `kernel`: blocks that fit on the device at once.
+/// Cached per (kernel, device); also raises the kernel's dynamic shared
+/// memory limit the first time. Thread-safe.
+cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic_smem, int* blocks);
+
+/// Launches everything after classification for one (policy, key width,
+/// value width). Defined in the generated per-type translation units.
+template <class Policy, class Bits, class Value>
+cudaError_t launch_sorts(const LaunchContext& context);
+
+}  // namespace detail
+}  // namespace tilesort

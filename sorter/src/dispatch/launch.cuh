@@ -1,0 +1,100 @@
+// Definition of launch_sorts<Policy, Bits, Value>: the kernel sequence after
+// classification. Included only by the generated per-type translation units,
+// so each (key width, value width) pair compiles in parallel.
+#pragma once
+
+#include "dispatch/dispatch.hpp"
+#include "dispatch/policy.hpp"
+#include "kernels/block_sort.cuh"
+#include "kernels/large_sort.cuh"
+#include "kernels/warp_sort.cuh"
+
+namespace tilesort {
+namespace detail {
+
+/// Launches the one-block sort of size class CLASS unless no range of this
+/// call can reach it (decided from the plan's longest possible segment).
+template <class Shape, int CLASS, class Bits, class Value>
+cudaError_t launch_block_class(const LaunchContext& ctx, const SortData<Bits, Value>& data, std::uint32_t min_length) {
+  if (ctx.max_range < min_length) return cudaSuccess;
+  using Storage = typename BlockSorter<Shape, Bits, Value>::TempStorage;
+  const auto kernel = block_sort_kernel<Shape, CLASS, Bits, Value>;
+  int blocks = 0;
+  cudaError_t err = persistent_grid(reinterpret_cast<const void*>(kernel), Shape::kThreads, sizeof(Storage), &blocks);
+  if (err != cudaSuccess) return err;
+  kernel<<<blocks, Shape::kThreads, sizeof(Storage), ctx.stream>>>(data, ctx.lists);
+  return cudaGetLastError();
+}
+
+template <class Policy, class Bits, class Value>
+cudaError_t launch_sorts(const LaunchContext& ctx) {
+  SortData<Bits, Value> data;
+  data.keys = static_cast<Bits*>(ctx.keys);
+  data.values = static_cast<Value*>(ctx.values);
+  data.scratch_keys = static_cast<Bits*>(ctx.scratch_keys);
+  data.scratch_values = static_cast<Value*>(ctx.scratch_values);
+  data.codec.kind = ctx.key_kind;
+  data.codec.descending = ctx.descending;
+  data.begin_bit = ctx.begin_bit;
+  data.end_bit = ctx.end_bit;
+  data.offsets = ctx.offsets;
+  data.offsets_64 = ctx.offsets_64;
+  const int key_bits = int(sizeof(Bits) * 8);
+  const int width = ctx.end_bit - ctx.begin_bit;
+  data.compare_mask = width >= key_bits ? kAllOnes<Bits> : Bits(((Bits(1) << width) - 1) << ctx.begin_bit);
+  const WorkLists& lists = ctx.lists;
+  cudaError_t err = cudaSuccess;
+  int blocks = 0;
+
+  // 1. MSD rounds for large segments.
+  if (ctx.num_msd_rounds > 0) {
+    using Large = LargeStorage<typename Policy::Msd, Bits, Value>;
+    const auto histogram = msd_histogram_kernel<Policy, Bits, Value>;
+    const auto scatter = msd_scatter_kernel<Policy, Bits, Value>;
+    int hist_blocks = 0, scatter_blocks = 0;
+    if ((err = persistent_grid(reinterpret_cast<const void*>(histogram), Policy::Msd::kThreads, 0, &hist_blocks))) return err;
+    if ((err = persistent_grid(reinterpret_cast<const void*>(scatter), Policy::Msd::kThreads, sizeof(Large), &scatter_blocks))) return err;
+    for (int round = 0; round < ctx.num_msd_rounds; ++round) {
+      const RoundLists rl = round_lists(lists, round);
+      const BlockClassLimits limits{{Policy::Block0::kTileItems, Policy::Block1::kTileItems,
+                                     Policy::Block2::kTileItems, Policy::Block3::kTileItems}};
+      histogram<<<hist_blocks, Policy::Msd::kThreads, 0, ctx.stream>>>(data, lists, rl, ctx.num_msd_rounds, limits);
+      if ((err = cudaGetLastError())) return err;
+      scatter<<<scatter_blocks, Policy::Msd::kThreads, sizeof(Large), ctx.stream>>>(data, lists, rl);
+      if ((err = cudaGetLastError())) return err;
+    }
+  }
+
+  // 2. Up to kWarpSortMax keys: sub-warp networks. Track original positions when
+  //    values move or when equal compared keys can differ in other bits.
+  {
+    constexpr int kThreads = Policy::kWarpKernelThreads;
+    const bool track = kHasValues<Value> || data.compare_mask != kAllOnes<Bits>;
+    constexpr int kMinBlocks = Policy::kWarpKernelMinBlocks;
+    const auto kernel = track ? warp_sort_kernel<kThreads, kMinBlocks, true, Bits, Value>
+                              : warp_sort_kernel<kThreads, kMinBlocks, false, Bits, Value>;
+    if ((err = persistent_grid(reinterpret_cast<const void*>(kernel), kThreads, 0, &blocks))) return err;
+    kernel<<<blocks, kThreads, 0, ctx.stream>>>(data, lists);
+    if ((err = cudaGetLastError())) return err;
+  }
+
+  // 3. One block per segment (and per MSD child of that size), one launch
+  //    per block shape.
+  if ((err = launch_block_class<typename Policy::Block0, kClassBlock0>(ctx, data, kWarpSortMax + 1))) return err;
+  if ((err = launch_block_class<typename Policy::Block1, kClassBlock1>(ctx, data, Policy::Block0::kTileItems + 1))) return err;
+  if ((err = launch_block_class<typename Policy::Block2, kClassBlock2>(ctx, data, Policy::Block1::kTileItems + 1))) return err;
+  if ((err = launch_block_class<typename Policy::Block3, kClassBlock3>(ctx, data, Policy::Block2::kTileItems + 1))) return err;
+
+  // 4. Skewed leftovers of the MSD path.
+  if (ctx.num_msd_rounds > 0) {
+    using Large = LargeStorage<typename Policy::Fallback, Bits, Value>;
+    const auto kernel = fallback_sort_kernel<Policy, Bits, Value>;
+    if ((err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::Fallback::kThreads, sizeof(Large), &blocks))) return err;
+    kernel<<<blocks, Policy::Fallback::kThreads, sizeof(Large), ctx.stream>>>(data, lists);
+    if ((err = cudaGetLastError())) return err;
+  }
+  return cudaSuccess;
+}
+
+}  // namespace detail
+}  // namespace tilesort

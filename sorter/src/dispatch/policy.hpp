@@ -1,0 +1,58 @@
+// Tuning lives here, not in the kernels. A policy fixes the size classes and
+// the shape of every kernel; dispatch picks one per device at run time.
+#pragma once
+
+namespace tilesort {
+namespace detail {
+
+/// A block of THREADS threads holding up to ITEMS_MAX keys each.
+template <int THREADS_, int ITEMS_MAX_>
+struct BlockShape {
+  static constexpr int kThreads = THREADS_;
+  static constexpr int kItemsMax = ITEMS_MAX_;
+  static constexpr int kTileItems = THREADS_ * ITEMS_MAX_;
+};
+
+enum class BlockAlgorithm { radix, merge };
+
+/// One block per segment, sorted in shared memory: LSD radix sort with
+/// RADIX_BITS-bit digits (cub::BlockRadixSort; cost grows with the compared
+/// bits) or a stable merge sort (cub::BlockMergeSort; cost independent of
+/// the bits, better for short tiles).
+template <int THREADS_, int ITEMS_, BlockAlgorithm ALGORITHM_, int RADIX_BITS_ = 4>
+struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
+  static constexpr BlockAlgorithm kAlgorithm = ALGORITHM_;
+  static constexpr int kRadixBits = RADIX_BITS_;
+};
+
+/// Hopper (sm_90) tuning; also used on every GPU whose blocks can have the
+/// shared memory Block3 needs (sm_80 and newer).
+struct Sm90Policy {
+  // Up to 128 keys (kWarpSortMax): sub-warp bitonic networks, several
+  // segments per warp. The kernel is latency bound (segment id -> offsets ->
+  // keys), so it is compiled for occupancy.
+  static constexpr int kWarpKernelThreads = 256;
+  static constexpr int kWarpKernelMinBlocks = 4;
+  // One block per segment. Shapes from measurements of cub::BlockRadixSort
+  // per segment size on an H200 (see ../shared/ANCHORS.md calibration).
+  using Block0 = BlockSortShape<64, 4, BlockAlgorithm::merge>;       // 129..256
+  using Block1 = BlockSortShape<128, 8, BlockAlgorithm::radix, 4>;   // 257..1024
+  using Block2 = BlockSortShape<256, 16, BlockAlgorithm::radix, 5>;  // 1025..4096
+  using Block3 = BlockSortShape<512, 16, BlockAlgorithm::radix, 5>;  // 4097..8192
+  // Larger segments: MSD radix rounds over chunks of this shape, spread over
+  // all blocks, until every bucket fits a class above.
+  using Msd = BlockShape<256, 16>;
+  static constexpr int kMaxMsdRounds = 2;
+  // Buckets still larger after the rounds (skewed keys) are finished by one
+  // block each, with LSD passes through global memory (a rare fallback).
+  using Fallback = BlockShape<256, 16>;
+};
+
+/// Turing (sm_75): 64 KB of shared memory per block caps the one-block sort
+/// at Block2's size; Block3 repeats it and so never receives a segment.
+struct Sm75Policy : Sm90Policy {
+  using Block3 = Block2;
+};
+
+}  // namespace detail
+}  // namespace tilesort

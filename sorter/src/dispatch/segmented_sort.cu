@@ -1,0 +1,377 @@
+// Public entry points: argument checks, workspace layout, policy choice and
+// the classification launches. Everything below is host planning: it never
+// synchronises with the device and never allocates device memory.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <vector>
+
+#include "dispatch/dispatch.hpp"
+#include "dispatch/policy.hpp"
+#include "kernels/block_sort.cuh"
+#include "kernels/classify.cuh"
+#include "tilesort/block/block_radix_rank.cuh"
+#include "tilesort/segmented_sort.hpp"
+
+namespace tilesort {
+
+std::size_t size_of(KeyType type) noexcept {
+  switch (type) {
+    case KeyType::u32: case KeyType::i32: case KeyType::f32: return 4;
+    case KeyType::u64: case KeyType::i64: case KeyType::f64: return 8;
+  }
+  return 0;
+}
+
+std::size_t size_of(ValueType type) noexcept {
+  switch (type) {
+    case ValueType::none: return 0;
+    case ValueType::b32: return 4;
+    case ValueType::b64: return 8;
+  }
+  return 0;
+}
+
+namespace detail {
+namespace {
+
+constexpr std::uint64_t kMaxSegmentLength = std::uint64_t(1) << 31;
+constexpr std::size_t kAlign = 256;
+
+// The smallest one-block capacity among compiled policies bounds how many
+// buckets the MSD path can create, so one workspace fits every policy.
+#ifdef TILESORT_WITH_SM75_POLICY
+constexpr std::uint32_t kMinBlockBig = std::min<std::uint32_t>(Sm90Policy::Block3::kTileItems,
+                                                               Sm75Policy::Block3::kTileItems);
+#else
+constexpr std::uint32_t kMinBlockBig = Sm90Policy::Block3::kTileItems;
+#endif
+constexpr std::uint32_t kMsdChunk = Sm90Policy::Msd::kTileItems;
+static_assert(Sm90Policy::kMaxMsdRounds <= kMaxMsdRoundsAny, "work lists hold kMaxMsdRoundsAny rounds");
+
+bool valid_enum(const SortPlan& plan) {
+  return unsigned(plan.key_type) <= unsigned(KeyType::f64) && unsigned(plan.value_type) <= unsigned(ValueType::b64) &&
+         unsigned(plan.offset_type) <= unsigned(OffsetType::u64);
+}
+
+std::uint64_t effective_max_segment(const SortPlan& plan) {
+  const std::uint64_t hint = plan.max_segment_items ? plan.max_segment_items : plan.max_items;
+  return std::min(hint, kMaxSegmentLength);
+}
+
+/// Byte offsets of every workspace array. Depends on the plan only.
+struct Layout {
+  std::size_t counters, bucket_done[kMaxMsdRoundsAny], zeroed_bytes;
+  std::size_t class_segments, child_tasks[kNumChildLists], fallback_tasks;
+  std::size_t buckets[kMaxMsdRoundsAny], digit_base[kMaxMsdRoundsAny], chunk_hist[kMaxMsdRoundsAny];
+  std::size_t scratch_keys, scratch_values, total;
+  std::uint32_t max_children[kNumChildLists], max_fallback, max_buckets, max_chunks;
+  bool large_possible;
+};
+
+struct Carver {
+  std::size_t offset = 0;
+  std::size_t take(std::uint64_t bytes) {
+    const std::size_t at = offset;
+    offset += (std::size_t(bytes) + kAlign - 1) / kAlign * kAlign;
+    return at;
+  }
+};
+
+Layout make_layout(const SortPlan& plan) {
+  Layout l{};
+  Carver carve;
+  const std::uint64_t max_segment = effective_max_segment(plan);
+  l.large_possible = max_segment > kMinBlockBig;
+  if (l.large_possible) {
+    // Buckets are disjoint ranges longer than one block.
+    l.max_buckets = std::uint32_t(plan.max_items / (kMinBlockBig + 1) + 1);
+    l.max_chunks = std::uint32_t(plan.max_items / kMsdChunk + l.max_buckets);
+    // Each round splits a bucket into at most 256 children, and a list can
+    // hold no more children than items / its shortest length.
+    const std::uint64_t per_round = std::min<std::uint64_t>(plan.max_items, std::uint64_t(l.max_buckets) * 256);
+    const std::uint64_t shortest[kNumChildLists] = {1, kWarpSortMax + 1, Sm90Policy::Block0::kTileItems + 1,
+                                                   Sm90Policy::Block1::kTileItems + 1,
+                                                   Sm90Policy::Block2::kTileItems + 1};
+    for (int k = 0; k < kNumChildLists; ++k)
+      l.max_children[k] = std::uint32_t(kMaxMsdRoundsAny * std::min(per_round, plan.max_items / shortest[k] + 1));
+    l.max_fallback = l.max_buckets;
+  }
+  carve.take(sizeof(DeviceStatus));  // at offset 0: device_status() relies on it
+  l.counters = carve.take(sizeof(Counters));
+  for (int r = 0; r < kMaxMsdRoundsAny; ++r)
+    l.bucket_done[r] = carve.take(std::uint64_t(l.max_buckets) * sizeof(std::uint32_t));
+  l.zeroed_bytes = carve.offset;
+  l.class_segments = carve.take(plan.max_segments * sizeof(std::uint32_t));
+  for (int k = 0; k < kNumChildLists; ++k)
+    l.child_tasks[k] = carve.take(std::uint64_t(l.max_children[k]) * sizeof(Task));
+  l.fallback_tasks = carve.take(std::uint64_t(l.max_fallback) * sizeof(Task));
+  for (int r = 0; r < kMaxMsdRoundsAny; ++r) {
+    l.buckets[r] = carve.take(std::uint64_t(l.max_buckets) * sizeof(Bucket));
+    l.digit_base[r] = carve.take(std::uint64_t(l.max_buckets) * 256 * sizeof(std::uint32_t));
+    l.chunk_hist[r] = carve.take(std::uint64_t(l.max_chunks) * 256 * sizeof(std::uint32_t));
+  }
+  const std::uint64_t scratch_items = l.large_possible ? plan.max_items : 0;
+  l.scratch_keys = carve.take(scratch_items * size_of(plan.key_type));
+  l.scratch_values = carve.take(scratch_items * size_of(plan.value_type));
+  l.total = carve.offset;
+  return l;
+}
+
+Status check_plan(const SortPlan& plan) {
+  if (!valid_enum(plan)) return Status(StatusCode::unsupported_type, "key, value or offset type out of range");
+  if (plan.offset_type == OffsetType::u32 && plan.max_items > UINT32_MAX)
+    return Status(StatusCode::invalid_argument, "max_items exceeds what 32-bit offsets can address; use OffsetType::u64");
+  if (plan.max_segments >= UINT32_MAX)
+    return Status(StatusCode::invalid_argument, "max_segments must be below 2^32 - 1");
+  if (plan.max_items / (kMinBlockBig + 1) + 1 >= UINT32_MAX / 256)
+    return Status(StatusCode::invalid_argument, "max_items is too large for the large-segment work lists");
+  return Status();
+}
+
+int key_bits_of(KeyType type) { return int(size_of(type) * 8); }
+
+KeyKind key_kind_of(KeyType type) {
+  switch (type) {
+    case KeyType::i32: case KeyType::i64: return KeyKind::signed_int;
+    case KeyType::f32: case KeyType::f64: return KeyKind::floating;
+    default: return KeyKind::unsigned_int;
+  }
+}
+
+template <class T>
+T* at(void* base, std::size_t offset) {
+  return reinterpret_cast<T*>(static_cast<unsigned char*>(base) + offset);
+}
+
+bool misaligned(const void* p, std::size_t alignment) {
+  return alignment != 0 && reinterpret_cast<std::uintptr_t>(p) % alignment != 0;
+}
+
+enum class PolicyKind { sm90, sm75 };
+
+template <class Policy>
+cudaError_t launch_for_policy(const SortPlan& plan, const LaunchContext& ctx) {
+  const bool wide_keys = size_of(plan.key_type) == 8;
+  switch (plan.value_type) {
+    case ValueType::none:
+      return wide_keys ? launch_sorts<Policy, std::uint64_t, NoValue>(ctx) : launch_sorts<Policy, std::uint32_t, NoValue>(ctx);
+    case ValueType::b32:
+      return wide_keys ? launch_sorts<Policy, std::uint64_t, std::uint32_t>(ctx)
+                       : launch_sorts<Policy, std::uint32_t, std::uint32_t>(ctx);
+    case ValueType::b64:
+      return wide_keys ? launch_sorts<Policy, std::uint64_t, std::uint64_t>(ctx)
+                       : launch_sorts<Policy, std::uint32_t, std::uint64_t>(ctx);
+  }
+  return cudaErrorInvalidValue;
+}
+
+template <class Policy>
+void fill_policy_bounds(CountSource& src) {
+  src.block_class_max[0] = Policy::Block0::kTileItems;
+  src.block_class_max[1] = Policy::Block1::kTileItems;
+  src.block_class_max[2] = Policy::Block2::kTileItems;
+  src.block_class_max[3] = Policy::Block3::kTileItems;
+}
+
+/// Shared memory the policy's largest block needs for the widest types.
+template <class Policy>
+std::size_t largest_block_storage() {
+  using Widest = typename BlockSorter<typename Policy::Block3, std::uint64_t, std::uint64_t>::TempStorage;
+  return sizeof(Widest);
+}
+
+}  // namespace
+
+cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic_smem, int* blocks) {
+  struct Entry {
+    const void* kernel;
+    int device;
+    std::size_t smem;
+    int blocks;
+  };
+  static std::mutex mutex;
+  static std::vector<Entry> cache;
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const Entry& e : cache) {
+    if (e.kernel == kernel && e.device == device && e.smem == dynamic_smem) {
+      *blocks = e.blocks;
+      return cudaSuccess;
+    }
+  }
+  if (dynamic_smem > 48 * 1024) {
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dynamic_smem));
+    if (err != cudaSuccess) return err;
+  }
+  int per_sm = 0, sms = 0;
+  if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_smem))) return err;
+  if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device))) return err;
+  if (per_sm <= 0) return cudaErrorInvalidConfiguration;
+  *blocks = per_sm * sms;
+  cache.push_back(Entry{kernel, device, dynamic_smem, *blocks});
+  return cudaSuccess;
+}
+
+}  // namespace detail
+
+Status segmented_sort_workspace_size(const SortPlan& plan, std::size_t* bytes) noexcept {
+  if (!bytes) return Status(StatusCode::invalid_argument, "bytes is null");
+  const Status plan_status = detail::check_plan(plan);
+  if (!plan_status.ok()) return plan_status;
+  *bytes = detail::make_layout(plan).total;
+  return Status();
+}
+
+const DeviceStatus* device_status(const void* workspace) noexcept {
+  return static_cast<const DeviceStatus*>(workspace);
+}
+
+Status read_device_status(const void* workspace, Stream stream) noexcept {
+  if (!workspace) return Status(StatusCode::invalid_argument, "workspace is null");
+  DeviceStatus status{};
+  cudaError_t err = cudaMemcpyAsync(&status, workspace, sizeof(status), cudaMemcpyDeviceToHost, stream);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+  if (err != cudaSuccess) return Status::from_cuda(err, "reading the device status");
+  return to_status(status);
+}
+
+Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPlan& plan, const SortArgs& args,
+                      Stream stream) noexcept {
+  using namespace detail;
+  const Status plan_status = check_plan(plan);
+  if (!plan_status.ok()) return plan_status;
+  if (!workspace) return Status(StatusCode::invalid_argument, "workspace is null");
+  if (!args.keys) return Status(StatusCode::invalid_argument, "keys is null");
+  if (!args.offsets) return Status(StatusCode::invalid_argument, "offsets is null");
+  const bool has_values = plan.value_type != ValueType::none;
+  if (has_values && !args.values)
+    return Status(StatusCode::invalid_argument, "values is null but the plan has a value type");
+  if (!has_values && args.values)
+    return Status(StatusCode::invalid_argument, "values given but the plan's value_type is none");
+  if (misaligned(args.keys, size_of(plan.key_type)) || misaligned(args.values, size_of(plan.value_type)) ||
+      misaligned(args.offsets, plan.offset_type == OffsetType::u32 ? 4 : 8))
+    return Status(StatusCode::invalid_argument, "keys, values or offsets are not aligned to their element size");
+  if (misaligned(workspace, kAlign)) return Status(StatusCode::invalid_argument, "workspace is not 256-byte aligned");
+
+  const int key_bits = key_bits_of(plan.key_type);
+  const int end_bit = args.end_bit < 0 ? key_bits : args.end_bit;
+  if (args.end_bit < -1 || args.begin_bit < 0 || end_bit > key_bits || args.begin_bit >= end_bit) {
+    char message[96];
+    std::snprintf(message, sizeof(message), "bit range [%d, %d) is not inside [0, %d) or is empty", args.begin_bit,
+                  args.end_bit, key_bits);
+    return Status(StatusCode::invalid_argument, message);
+  }
+  if (unsigned(args.order) > unsigned(Order::descending)) return Status(StatusCode::invalid_argument, "unknown order");
+  if (!args.d_num_segments && args.num_segments > plan.max_segments)
+    return Status(StatusCode::count_over_capacity, "num_segments exceeds plan.max_segments");
+  if (!args.d_num_items && args.num_items != UINT64_MAX && args.num_items > plan.max_items)
+    return Status(StatusCode::count_over_capacity, "num_items exceeds plan.max_items");
+
+  const Layout layout = make_layout(plan);
+  if (workspace_bytes < layout.total) {
+    char message[128];
+    std::snprintf(message, sizeof(message), "workspace has %zu bytes, the plan needs %zu", workspace_bytes, layout.total);
+    return Status(StatusCode::workspace_too_small, message);
+  }
+
+  // Policy: the Hopper one wherever its big block fits in shared memory.
+  int device = 0, smem_optin = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (err != cudaSuccess) return Status::from_cuda(err, "querying the device");
+  const PolicyKind policy =
+      std::size_t(smem_optin) >= largest_block_storage<Sm90Policy>() ? PolicyKind::sm90 : PolicyKind::sm75;
+#ifndef TILESORT_WITH_SM75_POLICY
+  if (policy == PolicyKind::sm75)
+    return Status(StatusCode::unsupported_type, "this GPU has too little shared memory per block for the compiled policy; "
+                                                "build with an sm_75 architecture to include the compact policy");
+#endif
+
+  WorkLists lists{};
+  lists.status = at<DeviceStatus>(workspace, 0);
+  lists.counters = at<Counters>(workspace, layout.counters);
+  lists.class_segments = at<std::uint32_t>(workspace, layout.class_segments);
+  if (layout.large_possible) {
+    for (int k = 0; k < kNumChildLists; ++k) lists.child_tasks[k] = at<Task>(workspace, layout.child_tasks[k]);
+    lists.fallback_tasks = at<Task>(workspace, layout.fallback_tasks);
+    for (int r = 0; r < kMaxMsdRoundsAny; ++r) {
+      lists.buckets[r] = at<Bucket>(workspace, layout.buckets[r]);
+      lists.bucket_done[r] = at<std::uint32_t>(workspace, layout.bucket_done[r]);
+      lists.digit_base[r] = at<std::uint32_t>(workspace, layout.digit_base[r]);
+      lists.chunk_hist[r] = at<std::uint32_t>(workspace, layout.chunk_hist[r]);
+    }
+  }
+  for (int k = 0; k < kNumChildLists; ++k) lists.max_children[k] = layout.max_children[k];
+  lists.max_fallback = layout.max_fallback;
+  lists.max_buckets = layout.max_buckets;
+  lists.max_chunks = layout.max_chunks;
+
+  const std::uint64_t max_segment = effective_max_segment(plan);
+  CountSource src{};
+  src.offsets = args.offsets;
+  src.d_num_segments = args.d_num_segments;
+  src.d_num_items = args.d_num_items;
+  src.num_segments = args.num_segments;
+  src.num_items = args.num_items;
+  src.max_items = plan.max_items;
+  src.max_segments = plan.max_segments;
+  src.max_segment_items = max_segment;
+
+  LaunchContext ctx{};
+  ctx.keys = args.keys;
+  ctx.values = args.values;
+  if (layout.large_possible) {
+    ctx.scratch_keys = at<void>(workspace, layout.scratch_keys);
+    ctx.scratch_values = has_values ? at<void>(workspace, layout.scratch_values) : nullptr;
+  }
+  ctx.key_kind = key_kind_of(plan.key_type);
+  ctx.descending = args.order == Order::descending;
+  ctx.begin_bit = args.begin_bit;
+  ctx.end_bit = end_bit;
+  ctx.offsets = args.offsets;
+  ctx.offsets_64 = plan.offset_type == OffsetType::u64;
+  ctx.lists = lists;
+  ctx.stream = stream;
+  if (policy == PolicyKind::sm90) fill_policy_bounds<Sm90Policy>(src);
+#ifdef TILESORT_WITH_SM75_POLICY
+  else fill_policy_bounds<Sm75Policy>(src);
+#endif
+  const std::uint32_t one_block_max = src.block_class_max[kNumBlockClasses - 1];
+  const int digits = (end_bit - args.begin_bit + block::kRadixBits - 1) / block::kRadixBits;
+  ctx.num_msd_rounds = max_segment > one_block_max ? std::min(Sm90Policy::kMaxMsdRounds, digits) : 0;
+  // MSD children can be as long as one block holds.
+  ctx.max_range = ctx.num_msd_rounds > 0 ? std::max<std::uint64_t>(max_segment, one_block_max) : max_segment;
+
+  // Classification: zero the counters, count per class, scatter to regions.
+  err = cudaMemsetAsync(workspace, 0, layout.zeroed_bytes, stream);
+  if (err != cudaSuccess) return Status::from_cuda(err, "cudaMemsetAsync of the work counters");
+  int sms = 0;
+  if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)))
+    return Status::from_cuda(err, "querying the multiprocessor count");
+  constexpr int kClassifyBlocksPerSm = 8;
+  const std::uint64_t wanted = (plan.max_segments + kClassifyThreads - 1) / kClassifyThreads;
+  const int classify_blocks = int(std::max<std::uint64_t>(1, std::min<std::uint64_t>(wanted, std::uint64_t(sms) * kClassifyBlocksPerSm)));
+  if (plan.offset_type == OffsetType::u32) {
+    classify_count_kernel<std::uint32_t><<<classify_blocks, kClassifyThreads, 0, stream>>>(src, lists);
+    classify_scatter_kernel<std::uint32_t><<<classify_blocks, kClassifyThreads, 0, stream>>>(src, lists, end_bit, kMsdChunk);
+  } else {
+    classify_count_kernel<std::uint64_t><<<classify_blocks, kClassifyThreads, 0, stream>>>(src, lists);
+    classify_scatter_kernel<std::uint64_t><<<classify_blocks, kClassifyThreads, 0, stream>>>(src, lists, end_bit, kMsdChunk);
+  }
+  if ((err = cudaGetLastError())) return Status::from_cuda(err, "launching the classification kernels");
+
+#ifdef TILESORT_WITH_SM75_POLICY
+  err = policy == PolicyKind::sm90 ? launch_for_policy<Sm90Policy>(plan, ctx) : launch_for_policy<Sm75Policy>(plan, ctx);
+#else
+  err = launch_for_policy<Sm90Policy>(plan, ctx);
+#endif
+  if (err != cudaSuccess) return Status::from_cuda(err, "launching the sort kernels");
+  return Status();
+}
+
+}  // namespace tilesort

@@ -1,0 +1,133 @@
+// Device-side work lists and counters shared by dispatch and kernels.
+//
+// Nothing here depends on the data: every array is sized from the plan's
+// capacities, so the workspace is allocated once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "tilesort/status.hpp"
+
+namespace tilesort {
+namespace detail {
+
+// Size classes a segment is binned into (see docs/design.md).
+enum SizeClass : int {
+  kClassWarp8 = 0,  // 2..8 keys: 16 segments per warp (groups of 2 lanes x 4 keys)
+  kClassWarp16,     // 9..16: groups of 4 lanes x 4
+  kClassWarp32,     // 17..32: 8 lanes x 4
+  kClassWarp64,     // 33..64: 16 lanes x 4
+  kClassWarp128,    // 65..128: a warp x 4
+  kClassBlock0,     // one block per segment; the four block shapes and
+  kClassBlock1,     //   their size limits come from the policy
+  kClassBlock2,
+  kClassBlock3,
+  kClassLarge,      // MSD rounds across blocks
+  kNumClasses,
+  kNumWarpClasses = kClassBlock0,
+  kNumBlockClasses = kClassLarge - kClassBlock0,
+  kClassNone = -1,  // 0 or 1 key: nothing to do
+};
+constexpr std::uint32_t kWarpSortMax = 128;
+// MSD children are binned too: list 0 feeds the warp kernel, list 1 + b the
+// block class b, so no kernel scans ranges that are not its own.
+constexpr int kNumChildLists = 1 + kNumBlockClasses;
+
+constexpr int kMaxMsdRoundsAny = 2;
+
+/// A contiguous range to sort. `begin` is an item index into the user arrays
+/// (and, for ranges that live in scratch, into the scratch arrays: scratch
+/// mirrors the user layout so a range keeps its offsets when it moves).
+struct Task {
+  std::uint64_t begin;
+  std::uint32_t length;
+  std::uint32_t flags;  // kTaskInScratch | (high_bit << kTaskHighBitShift)
+};
+constexpr std::uint32_t kTaskInScratch = 1u;
+constexpr int kTaskHighBitShift = 8;  // remaining key bits are [begin_bit, high_bit)
+
+__host__ __device__ inline bool task_in_scratch(const Task& t) { return (t.flags & kTaskInScratch) != 0; }
+__host__ __device__ inline int task_high_bit(const Task& t) { return int(t.flags >> kTaskHighBitShift); }
+__host__ __device__ inline std::uint32_t task_flags(bool in_scratch, int high_bit) {
+  return (in_scratch ? kTaskInScratch : 0u) | (std::uint32_t(high_bit) << kTaskHighBitShift);
+}
+
+/// A large range being split by one MSD round: its chunks are numbered
+/// [chunk_base, chunk_base + ceil(length / chunk)) in that round.
+struct Bucket {
+  Task task;
+  std::uint32_t chunk_base;
+  std::uint32_t skip;  // set by the histogram pass: one digit holds every key
+};
+
+/// Counters, zeroed by one memset at the start of every sort.
+struct Counters {
+  std::uint32_t class_count[kNumClasses];
+  std::uint32_t class_cursor[kNumClasses];
+  std::uint32_t child_count[kNumChildLists];  // ranges produced by MSD rounds, per list
+  std::uint32_t fallback_count;  // buckets still too large after the rounds
+  std::uint32_t bucket_count[kMaxMsdRoundsAny];
+  std::uint32_t chunk_count[kMaxMsdRoundsAny];
+};
+
+/// Pointers into the workspace plus the capacities behind them.
+struct WorkLists {
+  DeviceStatus* status;
+  Counters* counters;
+  std::uint32_t* class_segments;  // segment ids, max_segments entries, one region per class
+  Task* child_tasks[kNumChildLists];
+  Task* fallback_tasks;
+  Bucket* buckets[kMaxMsdRoundsAny];
+  std::uint32_t* bucket_done[kMaxMsdRoundsAny];  // chunks finished, per bucket (zeroed)
+  std::uint32_t* digit_base[kMaxMsdRoundsAny];   // [bucket][256]
+  std::uint32_t* chunk_hist[kMaxMsdRoundsAny];   // [chunk][256], becomes the chunk prefix
+  std::uint32_t max_children[kNumChildLists];
+  std::uint32_t max_fallback;
+  std::uint32_t max_buckets;
+  std::uint32_t max_chunks;
+};
+
+/// One MSD round's arrays, picked on the host. Kernels must not index the
+/// per-round arrays of WorkLists with a run-time round: that copies the whole
+/// parameter struct to local memory in every thread.
+struct RoundLists {
+  int round;
+  Bucket* buckets;
+  Bucket* next_buckets;  // null in the last round
+  std::uint32_t* bucket_done;
+  std::uint32_t* digit_base;
+  std::uint32_t* chunk_hist;
+};
+
+inline RoundLists round_lists(const WorkLists& lists, int round) {
+  RoundLists r;
+  r.round = round;
+  r.buckets = lists.buckets[round];
+  r.next_buckets = round + 1 < kMaxMsdRoundsAny ? lists.buckets[round + 1] : nullptr;
+  r.bucket_done = lists.bucket_done[round];
+  r.digit_base = lists.digit_base[round];
+  r.chunk_hist = lists.chunk_hist[round];
+  return r;
+}
+
+/// Longest range of each block class, as a by-value kernel parameter.
+struct BlockClassLimits {
+  std::uint32_t max_length[kNumBlockClasses];
+};
+
+/// Where counts come from and what they may not exceed.
+struct CountSource {
+  const void* offsets;
+  const std::uint32_t* d_num_segments;
+  const std::uint32_t* d_num_items;
+  std::uint64_t num_segments;  // host value, used when d_num_segments is null
+  std::uint64_t num_items;     // host value, UINT64_MAX = not given
+  std::uint64_t max_items;
+  std::uint64_t max_segments;
+  std::uint64_t max_segment_items;
+  std::uint32_t block_class_max[kNumBlockClasses];  // longest range of each block class
+};
+
+}  // namespace detail
+}  // namespace tilesort

@@ -1,0 +1,120 @@
+// Segments that fit one block: one block per segment, stable LSD radix sort
+// in shared memory over the compared bit range (cub::BlockRadixSort), so
+// fewer bits means fewer passes. Values do not travel through the passes:
+// each key carries its 16-bit position in the segment and values are
+// gathered once at the end, which keeps the exchanges at 2 bytes per key
+// whatever the value width.
+#pragma once
+
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_merge_sort.cuh>
+#include <cub/block/block_radix_sort.cuh>
+
+#include "dispatch/policy.hpp"
+#include "kernels/common.cuh"
+
+namespace tilesort {
+namespace detail {
+
+template <class Shape, class Bits, class Value>
+struct BlockSorter {
+  static_assert(Shape::kTileItems <= 65536, "positions are 16-bit");
+  using Position = std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>;
+  using Load = cub::BlockLoad<Bits, Shape::kThreads, Shape::kItemsMax, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  static constexpr bool kRadix = Shape::kAlgorithm == BlockAlgorithm::radix;
+  using Sort = std::conditional_t<kRadix,
+                                  cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax, Position, Shape::kRadixBits>,
+                                  cub::BlockMergeSort<Bits, Shape::kThreads, Shape::kItemsMax, Position>>;
+  union TempStorage {
+    typename Load::TempStorage load;
+    typename Sort::TempStorage sort;
+  };
+};
+
+/// Sorts one task of at most Shape::kTileItems keys with the whole block and
+/// writes it to the user arrays (in place when the task lives there).
+template <class Shape, class Bits, class Value>
+__device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& data, const Task& task,
+                                                typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
+  using Sorter = BlockSorter<Shape, Bits, Value>;
+  constexpr int kItems = Shape::kItemsMax;
+  const int t = threadIdx.x;
+
+  // Blocked load: thread t holds tile positions [t * kItems, (t + 1) * kItems),
+  // the input order the stable sort preserves.
+  Bits key[kItems];
+  typename Sorter::Position position[kItems];
+  typename Sorter::Load(storage.load).Load(data.key_source(task) + task.begin, key, int(task.length));
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = std::uint32_t(t * kItems + i);
+    // Padding sorts last: all ones is the largest key, and padding follows
+    // every real key in input order.
+    key[i] = p < task.length ? data.codec.encode(key[i]) : kAllOnes<Bits>;
+    if constexpr (kHasValues<Value>) position[i] = typename Sorter::Position(p);
+  }
+  __syncthreads();  // storage.load and storage.sort alias
+
+  // Radix: the result is striped (coalesced stores). Merge: blocked. A
+  // range with no bits left to compare is already in order.
+  const int high_bit = task_high_bit(task);
+  const bool needs_sort = high_bit > data.begin_bit;
+  const bool striped = Sorter::kRadix && needs_sort;
+  if (needs_sort) {
+    typename Sorter::Sort sort(storage.sort);
+    if constexpr (Sorter::kRadix) {
+      if constexpr (kHasValues<Value>) sort.SortBlockedToStriped(key, position, data.begin_bit, high_bit);
+      else sort.SortBlockedToStriped(key, data.begin_bit, high_bit);
+    } else {
+      // Bits above high_bit are equal within the range, so the call's mask is right.
+      const Bits mask = data.compare_mask;
+      const auto less = [mask](const Bits& a, const Bits& b) { return (a & mask) < (b & mask); };
+      if constexpr (kHasValues<Value>) sort.StableSort(key, position, less, int(task.length), kAllOnes<Bits>);
+      else sort.StableSort(key, less, int(task.length), kAllOnes<Bits>);
+    }
+  }
+  const auto tile_position = [&](int i) {
+    return striped ? std::uint32_t(i * Shape::kThreads + t) : std::uint32_t(t * kItems + i);
+  };
+
+  Value value[kItems];
+  if constexpr (kHasValues<Value>) {
+    const Value* src_values = data.value_source(task) + task.begin;
+#pragma unroll
+    for (int i = 0; i < kItems; ++i)
+      if (tile_position(i) < task.length) value[i] = src_values[position[i]];
+  }
+  __syncthreads();  // in place: all reads of the segment precede the writes
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = tile_position(i);
+    if (p < task.length) {
+      data.keys[task.begin + p] = data.codec.decode(key[i]);
+      if constexpr (kHasValues<Value>) data.values[task.begin + p] = value[i];
+    }
+  }
+}
+
+/// One block per segment of class CLASS, then per MSD child of that class.
+/// Persistent grid: counts come from device memory.
+template <class Shape, int CLASS, class Bits, class Value>
+__global__ void __launch_bounds__(Shape::kThreads) block_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
+  constexpr int kChildList = 1 + CLASS - kClassBlock0;
+  using Storage = typename BlockSorter<Shape, Bits, Value>::TempStorage;
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  Storage& storage = *reinterpret_cast<Storage*>(shared_raw);
+  if (sort_aborted(lists)) return;
+
+  const std::uint32_t count = lists.counters->class_count[CLASS];
+  const std::uint32_t region = class_region_begin(*lists.counters, CLASS);
+  const Task* child_tasks = lists.child_tasks[kChildList];
+  const std::uint32_t children = child_tasks ? lists.counters->child_count[kChildList] : 0u;
+  for (std::uint32_t v = blockIdx.x; v < count + children; v += gridDim.x) {
+    const Task task = v < count ? data.segment_task(lists.class_segments[region + v]) : child_tasks[v - count];
+    block_sort_task<Shape>(data, task, storage);
+    __syncthreads();  // the next task's load reuses the storage
+  }
+}
+
+}  // namespace detail
+}  // namespace tilesort

@@ -1,0 +1,100 @@
+// Pieces every sort kernel shares: the data view, error reporting, and the
+// routing of a range to its size class.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "dispatch/work.hpp"
+#include "tilesort/thread/key_codec.cuh"
+
+namespace tilesort {
+namespace detail {
+
+struct NoValue {};
+
+template <class Value>
+constexpr bool kHasValues = !std::is_same<Value, NoValue>::value;
+
+/// The user's arrays, the scratch arrays that mirror them, and how keys compare.
+template <class Bits, class Value>
+struct SortData {
+  Bits* keys;
+  Value* values;
+  Bits* scratch_keys;    // null when no large segments are possible
+  Value* scratch_values;
+  KeyCodec<Bits> codec;
+  Bits compare_mask;     // bits [begin_bit, end_bit) of the encoded key
+  int begin_bit;
+  int end_bit;
+  const void* offsets;   // the user's CSR offsets, to turn segment ids into ranges
+  bool offsets_64;
+
+  /// The range of segment `s` (validated by classify_count).
+  __device__ __forceinline__ Task segment_task(std::uint32_t s) const {
+    std::uint64_t begin, end;
+    if (offsets_64) {
+      begin = static_cast<const std::uint64_t*>(offsets)[s];
+      end = static_cast<const std::uint64_t*>(offsets)[s + 1];
+    } else {
+      begin = static_cast<const std::uint32_t*>(offsets)[s];
+      end = static_cast<const std::uint32_t*>(offsets)[s + 1];
+    }
+    return Task{begin, std::uint32_t(end - begin), task_flags(false, end_bit)};
+  }
+
+  __device__ __forceinline__ const Bits* key_source(const Task& t) const {
+    return task_in_scratch(t) ? scratch_keys : keys;
+  }
+  __device__ __forceinline__ const Value* value_source(const Task& t) const {
+    return task_in_scratch(t) ? scratch_values : values;
+  }
+};
+
+template <class Bits>
+constexpr Bits kAllOnes = Bits(~Bits(0));
+
+/// Records the first device-side error; later ones are dropped so the status
+/// names what went wrong first.
+__device__ __forceinline__ void report_error(DeviceStatus* status, StatusCode code, std::uint64_t index,
+                                             std::uint64_t value) {
+  if (atomicCAS(reinterpret_cast<int*>(&status->code), 0, int(code)) == 0) {
+    status->index = index;
+    status->value = value;
+  }
+}
+
+__device__ __forceinline__ bool sort_aborted(const WorkLists& lists) {
+  return *reinterpret_cast<volatile const std::int32_t*>(&lists.status->code) != 0;
+}
+
+/// Size class of a range of `length` keys (kClassNone for 0 or 1).
+__host__ __device__ __forceinline__ int size_class_of(std::uint64_t length,
+                                                      const std::uint32_t (&block_class_max)[kNumBlockClasses]) {
+  if (length < 2) return kClassNone;
+  if (length <= 8) return kClassWarp8;
+  if (length <= 16) return kClassWarp16;
+  if (length <= 32) return kClassWarp32;
+  if (length <= 64) return kClassWarp64;
+  if (length <= kWarpSortMax) return kClassWarp128;
+#pragma unroll
+  for (int b = 0; b < kNumBlockClasses; ++b)
+    if (length <= block_class_max[b]) return kClassBlock0 + b;
+  return kClassLarge;
+}
+
+/// Digit `(key >> low) & mask` of the bits [low, low + bits).
+template <class Bits>
+__device__ __forceinline__ std::uint32_t digit_of(Bits key, int low, int bits) {
+  return std::uint32_t(key >> low) & ((1u << bits) - 1u);
+}
+
+/// Start of the class's region in WorkLists::class_segments.
+__device__ __forceinline__ std::uint32_t class_region_begin(const Counters& counters, int size_class) {
+  std::uint32_t begin = 0;
+  for (int c = 0; c < size_class; ++c) begin += counters.class_count[c];
+  return begin;
+}
+
+}  // namespace detail
+}  // namespace tilesort

@@ -1,0 +1,189 @@
+// Segments of up to kWarpSortMax (128) keys: sub-warp bitonic networks in registers.
+//
+// One launch serves every warp class plus the small ranges that the MSD path
+// produced. Warps walk a virtual task space [class 0 warps | class 1 warps |
+// ... | child tasks]; the per-class task counts come from device memory, so the
+// grid is persistent and sized by the GPU, not by the data.
+#pragma once
+
+#include "kernels/common.cuh"
+#include "tilesort/warp/warp_bitonic_sort.cuh"
+
+namespace tilesort {
+namespace detail {
+
+/// GROUP lanes x ITEMS keys per segment, for one warp size class.
+template <int CLASS> struct WarpClassShape;
+template <> struct WarpClassShape<kClassWarp8> { static constexpr int kGroup = 2, kItems = 4; };
+template <> struct WarpClassShape<kClassWarp16> { static constexpr int kGroup = 4, kItems = 4; };
+template <> struct WarpClassShape<kClassWarp32> { static constexpr int kGroup = 8, kItems = 4; };
+template <> struct WarpClassShape<kClassWarp64> { static constexpr int kGroup = 16, kItems = 4; };
+template <> struct WarpClassShape<kClassWarp128> { static constexpr int kGroup = 32, kItems = 4; };
+static_assert(WarpClassShape<kClassWarp128>::kGroup * WarpClassShape<kClassWarp128>::kItems == kWarpSortMax,
+              "the last warp class ends at kWarpSortMax");
+
+__device__ __forceinline__ std::uint32_t groups_per_warp(int size_class) {
+  switch (size_class) {
+    case kClassWarp8: return 32 / WarpClassShape<kClassWarp8>::kGroup;
+    case kClassWarp16: return 32 / WarpClassShape<kClassWarp16>::kGroup;
+    case kClassWarp32: return 32 / WarpClassShape<kClassWarp32>::kGroup;
+    case kClassWarp64: return 32 / WarpClassShape<kClassWarp64>::kGroup;
+    default: return 32 / WarpClassShape<kClassWarp128>::kGroup;
+  }
+}
+
+/// 32-bit keys with positions: the network sorts one 64-bit word per item,
+/// (compared key bits << 32) | position, so each step is one 64-bit compare
+/// and two shuffles instead of a two-part comparison of separate registers.
+/// Keys and values are gathered through the positions afterwards (the keys
+/// were just loaded, so those reads hit L1).
+template <int GROUP, int ITEMS, class Value>
+__device__ __forceinline__ void warp_sort_task_packed(const SortData<std::uint32_t, Value>& data, const Task& task,
+                                                      int lane_in_group) {
+  const std::uint32_t* src_keys = data.key_source(task) + task.begin;
+  std::uint64_t word[ITEMS];
+  std::uint32_t unused[ITEMS];
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    const std::uint32_t i = std::uint32_t(r * GROUP + lane_in_group);
+    word[r] = i < task.length
+                  ? (std::uint64_t(data.codec.encode(src_keys[i]) & data.compare_mask) << 32) | i
+                  : ~std::uint64_t(0);  // padding: after every real item
+  }
+  warp::subwarp_bitonic_sort<GROUP, ITEMS, false>(word, unused, ~std::uint64_t(0), lane_in_group);
+
+  std::uint32_t key[ITEMS];
+  Value value[ITEMS];
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    if (std::uint32_t(r * GROUP + lane_in_group) < task.length) {
+      const std::uint32_t from = std::uint32_t(word[r]);
+      key[r] = src_keys[from];
+      if constexpr (kHasValues<Value>) value[r] = data.value_source(task)[task.begin + from];
+    }
+  }
+  __syncwarp();  // in place: every read of the segment precedes every write
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    const std::uint32_t i = std::uint32_t(r * GROUP + lane_in_group);
+    if (i < task.length) {
+      data.keys[task.begin + i] = key[r];
+      if constexpr (kHasValues<Value>) data.values[task.begin + i] = value[r];
+    }
+  }
+}
+
+/// Loads one task per group, sorts it, writes it to the user arrays. A group
+/// with task.length == 0 still takes part in the shuffles.
+template <int GROUP, int ITEMS, bool TRACK_INDEX, class Bits, class Value>
+__device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data, const Task& task,
+                                               int lane_in_group) {
+  if constexpr (TRACK_INDEX && sizeof(Bits) == 4) {
+    warp_sort_task_packed<GROUP, ITEMS>(data, task, lane_in_group);
+    return;
+  }
+  const Bits* src_keys = data.key_source(task);
+  Bits key[ITEMS];
+  std::uint32_t idx[ITEMS];
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    const std::uint32_t i = std::uint32_t(r * GROUP + lane_in_group);
+    key[r] = i < task.length ? data.codec.encode(src_keys[task.begin + i]) : kAllOnes<Bits>;
+    idx[r] = i;
+  }
+  warp::subwarp_bitonic_sort<GROUP, ITEMS, TRACK_INDEX>(key, idx, data.compare_mask, lane_in_group);
+
+  Value value[ITEMS];
+  if constexpr (kHasValues<Value>) {
+    const Value* src_values = data.value_source(task);
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r)
+      if (std::uint32_t(r * GROUP + lane_in_group) < task.length) value[r] = src_values[task.begin + idx[r]];
+  }
+  __syncwarp();  // in place: every read of the segment precedes every write
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    const std::uint32_t i = std::uint32_t(r * GROUP + lane_in_group);
+    if (i < task.length) {
+      data.keys[task.begin + i] = data.codec.decode(key[r]);
+      if constexpr (kHasValues<Value>) data.values[task.begin + i] = value[r];
+    }
+  }
+}
+
+template <int CLASS, bool TRACK_INDEX, class Bits, class Value>
+__device__ __forceinline__ void warp_sort_class(const SortData<Bits, Value>& data, const WorkLists& lists,
+                                                std::uint32_t region_begin, std::uint32_t count,
+                                                std::uint32_t warp_task) {
+  using Shape = WarpClassShape<CLASS>;
+  constexpr int kGroupsPerWarp = 32 / Shape::kGroup;
+  const int lane = threadIdx.x & 31;
+  const std::uint32_t segment = warp_task * kGroupsPerWarp + std::uint32_t(lane / Shape::kGroup);
+  Task task{0, 0, 0};
+  if (segment < count) task = data.segment_task(lists.class_segments[region_begin + segment]);
+  warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX>(data, task, lane % Shape::kGroup);
+}
+
+/// A child range (from the MSD path) of up to kWarpSortMax keys, sorted by a whole warp.
+template <bool TRACK_INDEX, class Bits, class Value>
+__device__ __forceinline__ void warp_sort_child(const SortData<Bits, Value>& data, const Task& task) {
+  const int lane = threadIdx.x & 31;
+  if (task.length <= 32) warp_sort_task<32, 1, TRACK_INDEX>(data, task, lane);
+  else if (task.length <= 64) warp_sort_task<32, 2, TRACK_INDEX>(data, task, lane);
+  else warp_sort_task<32, 4, TRACK_INDEX>(data, task, lane);
+}
+
+template <int THREADS, int MIN_BLOCKS, bool TRACK_INDEX, class Bits, class Value>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) warp_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
+  if (sort_aborted(lists)) return;
+  const Counters& counters = *lists.counters;
+
+  // Virtual task space: warps needed per class, then one warp per child task.
+  std::uint32_t first_warp[kNumWarpClasses + 1];
+  std::uint32_t region_begin[kNumWarpClasses];
+  std::uint32_t count[kNumWarpClasses];
+  std::uint32_t region = 0, warps = 0;
+#pragma unroll
+  for (int c = 0; c < kNumWarpClasses; ++c) {
+    count[c] = counters.class_count[c];
+    region_begin[c] = region;
+    first_warp[c] = warps;
+    region += count[c];
+    warps += (count[c] + groups_per_warp(c) - 1) / groups_per_warp(c);
+  }
+  first_warp[kNumWarpClasses] = warps;
+  const std::uint32_t children = lists.child_tasks[0] ? counters.child_count[0] : 0u;
+  const std::uint32_t total = warps + children;
+
+  const std::uint32_t warp_id = (blockIdx.x * THREADS + threadIdx.x) / 32;
+  const std::uint32_t num_warps = gridDim.x * (THREADS / 32);
+  for (std::uint32_t v = warp_id; v < total; v += num_warps) {
+    if (v >= warps) {
+      // Length 1 in scratch still needs its copy home, which the network does.
+      warp_sort_child<TRACK_INDEX>(data, lists.child_tasks[0][v - warps]);
+      continue;
+    }
+    // Select with constant indices only, so the arrays stay in registers.
+    int c = 0;
+    std::uint32_t t = v, region = region_begin[0], n = count[0];
+#pragma unroll
+    for (int k = 1; k < kNumWarpClasses; ++k) {
+      if (v >= first_warp[k]) {
+        c = k;
+        t = v - first_warp[k];
+        region = region_begin[k];
+        n = count[k];
+      }
+    }
+    switch (c) {
+      case kClassWarp8: warp_sort_class<kClassWarp8, TRACK_INDEX>(data, lists, region, n, t); break;
+      case kClassWarp16: warp_sort_class<kClassWarp16, TRACK_INDEX>(data, lists, region, n, t); break;
+      case kClassWarp32: warp_sort_class<kClassWarp32, TRACK_INDEX>(data, lists, region, n, t); break;
+      case kClassWarp64: warp_sort_class<kClassWarp64, TRACK_INDEX>(data, lists, region, n, t); break;
+      default: warp_sort_class<kClassWarp128, TRACK_INDEX>(data, lists, region, n, t); break;
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace tilesort

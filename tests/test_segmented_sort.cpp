@@ -1,0 +1,522 @@
+// GPU differential tests: segmented_sort against the CPU reference, over all
+// key / value / offset types and both orders, every layout and distribution.
+//
+// Seeds: TILESORT_TEST_SEED=<n> reproduces a run (printed at start and in
+// every failure). TILESORT_TEST_SMALL=1 shrinks everything. Tests whose name
+// contains "Sanitizer" form the small subset meant for compute-sanitizer.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "gpu_test_util.hpp"
+
+namespace tstest {
+namespace {
+
+struct Combo {
+  KeyType key;
+  ValueType value;
+  OffsetType offset;
+  Order order;
+};
+
+std::string combo_name(const Combo& c) {
+  return std::string(name_of(c.key)) + "_" + name_of(c.value) + "_" + name_of(c.offset) + "_" + name_of(c.order);
+}
+
+void PrintTo(const Combo& c, std::ostream* os) { *os << combo_name(c); }
+
+std::vector<Combo> all_combos() {
+  std::vector<Combo> v;
+  for (KeyType k : {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u64, KeyType::i64, KeyType::f64})
+    for (ValueType val : {ValueType::none, ValueType::b32, ValueType::b64})
+      for (OffsetType o : {OffsetType::u32, OffsetType::u64})
+        for (Order ord : {Order::ascending, Order::descending}) v.push_back({k, val, o, ord});
+  return v;
+}
+
+/// One combo per (key width, value width) kernel instance, mixing key kinds,
+/// offset types and orders.
+std::vector<Combo> instance_combos() {
+  return {
+      {KeyType::u32, ValueType::none, OffsetType::u32, Order::ascending},
+      {KeyType::f32, ValueType::b32, OffsetType::u64, Order::descending},
+      {KeyType::i32, ValueType::b64, OffsetType::u32, Order::descending},
+      {KeyType::u64, ValueType::none, OffsetType::u64, Order::descending},
+      {KeyType::f64, ValueType::b32, OffsetType::u32, Order::ascending},
+      {KeyType::i64, ValueType::b64, OffsetType::u64, Order::ascending},
+  };
+}
+
+/// The instance combos plus the remaining key kinds / orders.
+std::vector<Combo> spread_combos() {
+  auto v = instance_combos();
+  v.push_back({KeyType::f32, ValueType::b64, OffsetType::u32, Order::ascending});
+  v.push_back({KeyType::f64, ValueType::none, OffsetType::u64, Order::descending});
+  return v;
+}
+
+const Layout kRandomLayouts[] = {Layout::fixed,       Layout::random_sizes, Layout::with_empty,     Layout::all_empty,
+                                 Layout::one_element, Layout::power_law,    Layout::huge_among_tiny};
+
+std::vector<std::uint64_t> shuffled_boundaries(Rng& rng, std::uint64_t max_size, int copies) {
+  std::vector<std::uint64_t> s;
+  for (int i = 0; i < copies; ++i) {
+    const auto b = boundary_sizes(max_size);
+    s.insert(s.end(), b.begin(), b.end());
+  }
+  std::shuffle(s.begin(), s.end(), rng);
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// Randomized differential test over all 72 type / order combinations
+// ---------------------------------------------------------------------------
+class SegmentedSortTypes : public GpuTest, public ::testing::WithParamInterface<Combo> {};
+
+TEST_P(SegmentedSortTypes, RandomizedDifferential) {
+  TS_TRACE_SEED();
+  const Combo p = GetParam();
+  const bool small = small_mode();
+  {
+    SCOPED_TRACE("layout=boundaries");
+    const auto sizes = shuffled_boundaries(rng_, small ? 2049 : 65537, 1);
+    const Dist dist = (rng_() & 1) ? Dist::uniform : all_dists()[rng_() % all_dists().size()];
+    const std::uint64_t prefix = random_pad(rng_), suffix = random_pad(rng_);
+    const HostCase c = make_case(p.key, p.value, p.offset, sizes, dist, rng_, prefix, suffix);
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, random_options(rng_, p.order, c)));
+  }
+  for (int rep = 0; rep < 4; ++rep) {
+    const Layout layout = kRandomLayouts[rng_() % (sizeof kRandomLayouts / sizeof kRandomLayouts[0])];
+    const Dist dist = all_dists()[rng_() % all_dists().size()];
+    const std::uint64_t budget = 1 + rng_() % (small ? 20000 : 300000);
+    SCOPED_TRACE(::testing::Message() << "rep " << rep << " layout=" << name_of(layout) << " budget=" << budget);
+    const auto sizes = make_segment_sizes(layout, rng_, budget);
+    const HostCase c = make_case(p.key, p.value, p.offset, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, random_options(rng_, p.order, c)));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTypes, SegmentedSortTypes, ::testing::ValuesIn(all_combos()),
+                         [](const ::testing::TestParamInfo<Combo>& info) { return combo_name(info.param); });
+
+// ---------------------------------------------------------------------------
+// Every segment layout, over a spread of types
+// ---------------------------------------------------------------------------
+class SegmentedSortLayouts : public GpuTest, public ::testing::WithParamInterface<Layout> {};
+
+TEST_P(SegmentedSortLayouts, SpreadOfTypes) {
+  TS_TRACE_SEED();
+  const Layout layout = GetParam();
+  if (layout == Layout::boundaries_3m) {
+    TS_SKIP_IF_SMALL();
+  }
+  for (const Combo& p : spread_combos()) {
+    const std::uint64_t budget = small_mode() ? 20000 : 400000;
+    auto sizes = make_segment_sizes(layout, rng_, budget);
+    if (small_mode() && layout == Layout::boundaries) sizes = shuffled_boundaries(rng_, 8193, 1);
+    const Dist dist = (rng_() % 3 == 0) ? all_dists()[rng_() % all_dists().size()] : Dist::uniform;
+    const HostCase c = make_case(p.key, p.value, p.offset, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
+    SCOPED_TRACE(combo_name(p));
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, random_options(rng_, p.order, c)));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllLayouts, SegmentedSortLayouts,
+                         ::testing::Values(Layout::fixed, Layout::random_sizes, Layout::with_empty, Layout::all_empty,
+                                           Layout::one_element, Layout::power_law, Layout::huge_among_tiny,
+                                           Layout::boundaries, Layout::boundaries_3m),
+                         [](const ::testing::TestParamInfo<Layout>& info) { return std::string(name_of(info.param)); });
+
+// ---------------------------------------------------------------------------
+// Every key distribution, over every key type and both orders
+// ---------------------------------------------------------------------------
+class SegmentedSortDistributions : public GpuTest, public ::testing::WithParamInterface<Dist> {};
+
+TEST_P(SegmentedSortDistributions, AllKeyTypesBothOrders) {
+  TS_TRACE_SEED();
+  const Dist dist = GetParam();
+  const ValueType vts[] = {ValueType::none, ValueType::b32, ValueType::b64};
+  int i = 0;
+  for (KeyType k : {KeyType::u32, KeyType::i32, KeyType::f32, KeyType::u64, KeyType::i64, KeyType::f64}) {
+    for (Order order : {Order::ascending, Order::descending}) {
+      const ValueType vt = vts[i % 3];
+      const OffsetType ot = (i % 2) ? OffsetType::u64 : OffsetType::u32;
+      ++i;
+      // Alternate between class boundaries and a big segment with tiny ones.
+      const auto sizes = (i % 2) ? shuffled_boundaries(rng_, small_mode() ? 2049 : 16385, 1)
+                                 : make_segment_sizes(Layout::huge_among_tiny, rng_, small_mode() ? 20000 : 200000);
+      const HostCase c = make_case(k, vt, ot, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
+      ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, random_options(rng_, order, c)));
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDistributions, SegmentedSortDistributions, ::testing::ValuesIn(all_dists()),
+                         [](const ::testing::TestParamInfo<Dist>& info) { return std::string(name_of(info.param)); });
+
+// ---------------------------------------------------------------------------
+// Edge cases
+// ---------------------------------------------------------------------------
+using SegmentedSortEdge = GpuTest;
+
+/// Runs `c` under every combination of count sources.
+void all_count_sources(cudaStream_t stream, const HostCase& c, Order order) {
+  for (CountMode sm : {CountMode::host, CountMode::device})
+    for (ItemsMode im : {ItemsMode::none, ItemsMode::host, ItemsMode::device}) {
+      RunOptions o;
+      o.order = order;
+      o.segments = sm;
+      o.items = im;
+      o.extra_item_capacity = 16;
+      o.extra_segment_capacity = 4;
+      o.offsets_garbage_tail = 8;
+      ASSERT_NO_FATAL_FAILURE(sort_and_check(stream, c, o));
+    }
+}
+
+TEST_F(SegmentedSortEdge, ZeroItems) {
+  TS_TRACE_SEED();
+  for (const Combo& p : instance_combos()) {
+    SCOPED_TRACE(combo_name(p));
+    // Several empty segments over an empty buffer.
+    const HostCase c = make_case(p.key, p.value, p.offset, {0, 0, 0, 0, 0}, Dist::uniform, rng_);
+    ASSERT_EQ(c.n, 0u);
+    ASSERT_NO_FATAL_FAILURE(all_count_sources(stream_, c, p.order));
+  }
+}
+
+TEST_F(SegmentedSortEdge, ZeroSegments) {
+  TS_TRACE_SEED();
+  for (const Combo& p : instance_combos()) {
+    SCOPED_TRACE(combo_name(p));
+    // offsets = {0}, no items at all.
+    const HostCase empty = make_case(p.key, p.value, p.offset, {}, Dist::uniform, rng_);
+    ASSERT_EQ(empty.num_segments(), 0u);
+    ASSERT_NO_FATAL_FAILURE(all_count_sources(stream_, empty, p.order));
+    // offsets = {50}, 100 items, all outside every segment: untouched.
+    const HostCase padded = make_case(p.key, p.value, p.offset, {}, Dist::uniform, rng_, 50, 50);
+    ASSERT_NO_FATAL_FAILURE(all_count_sources(stream_, padded, p.order));
+  }
+}
+
+TEST_F(SegmentedSortEdge, SingleSegmentsOfEveryBoundarySize) {
+  TS_TRACE_SEED();
+  const auto sizes = boundary_sizes(small_mode() ? 8193 : 65537);
+  int i = 0;
+  for (std::uint64_t size : sizes) {
+    const Combo p = instance_combos()[i++ % instance_combos().size()];
+    SCOPED_TRACE(::testing::Message() << "single segment of " << size << " " << combo_name(p));
+    const HostCase c = make_case(p.key, p.value, p.offset, {size}, Dist::uniform, rng_, random_pad(rng_), random_pad(rng_));
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, random_options(rng_, p.order, c)));
+  }
+}
+
+TEST_F(SegmentedSortEdge, ItemsOutsideSegmentsUntouched) {
+  TS_TRACE_SEED();
+  for (const Combo& p : instance_combos()) {
+    SCOPED_TRACE(combo_name(p));
+    const auto sizes = shuffled_boundaries(rng_, 4097, 1);
+    const HostCase c = make_case(p.key, p.value, p.offset, sizes, Dist::uniform, rng_, 3000, 5000);
+    ASSERT_NO_FATAL_FAILURE(all_count_sources(stream_, c, p.order));
+  }
+}
+
+TEST_F(SegmentedSortEdge, TightCapacities) {
+  TS_TRACE_SEED();
+  for (const Combo& p : instance_combos()) {
+    SCOPED_TRACE(combo_name(p));
+    const auto sizes = make_segment_sizes(Layout::random_sizes, rng_, small_mode() ? 10000 : 100000);
+    const HostCase c = make_case(p.key, p.value, p.offset, sizes, Dist::uniform, rng_);
+    RunOptions o;
+    o.order = p.order;
+    o.segments = CountMode::device;
+    o.items = ItemsMode::device;
+    o.max_segment_items = c.longest_segment();  // every bound exactly met
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
+TEST_F(SegmentedSortEdge, HostSegmentCountIgnoredWhenDeviceCountGiven) {
+  TS_TRACE_SEED();
+  const HostCase c = make_case(KeyType::u32, ValueType::b32, OffsetType::u32, {10, 300, 5000, 0, 7}, Dist::uniform, rng_);
+  RunOptions o;
+  o.segments = CountMode::device;
+  Workspace ws;
+  ASSERT_NO_FATAL_FAILURE(make_workspace(plan_for(c, o), ws));
+  DeviceCase d;
+  ASSERT_NO_FATAL_FAILURE(upload_case(c, o, d));
+  tilesort::SortArgs args = make_args(c, o, d);
+  args.num_segments = ws.plan.max_segments + 1000;  // must be ignored
+  TS_STATUS_ASSERT_OK(tilesort::segmented_sort(ws.buf.get(), ws.bytes, ws.plan, args, stream_));
+  TS_STATUS_ASSERT_OK(tilesort::read_device_status(ws.buf.get(), stream_));
+  HostCase got;
+  ASSERT_NO_FATAL_FAILURE(download_case(c, d, got));
+  ASSERT_NO_FATAL_FAILURE(expect_same(c, reference_result(c, Order::ascending), got));
+}
+
+TEST_F(SegmentedSortEdge, LegacyDefaultStream) {
+  TS_TRACE_SEED();
+  const auto sizes = shuffled_boundaries(rng_, 16385, 1);
+  const HostCase c = make_case(KeyType::f32, ValueType::b32, OffsetType::u32, sizes, Dist::uniform, rng_, 7, 9);
+  RunOptions o;
+  o.segments = CountMode::device;
+  ASSERT_NO_FATAL_FAILURE(sort_and_check(/*stream=*/nullptr, c, o));
+}
+
+TEST_F(SegmentedSortEdge, WorkspaceReusedAcrossCallsOrdersAndBitRanges) {
+  TS_TRACE_SEED();
+  for (auto [kt, vt, ot] : {std::make_tuple(KeyType::u64, ValueType::b64, OffsetType::u64),
+                            std::make_tuple(KeyType::f32, ValueType::b32, OffsetType::u32)}) {
+    tilesort::SortPlan plan;
+    plan.key_type = kt;
+    plan.value_type = vt;
+    plan.offset_type = ot;
+    plan.max_items = 300000;
+    plan.max_segments = 1 << 20;
+    Workspace ws;
+    ASSERT_NO_FATAL_FAILURE(make_workspace(plan, ws));
+    for (int rep = 0; rep < 8; ++rep) {
+      const Layout layout = kRandomLayouts[rng_() % (sizeof kRandomLayouts / sizeof kRandomLayouts[0])];
+      const auto sizes = make_segment_sizes(layout, rng_, small_mode() ? 20000 : 200000);
+      const HostCase c = make_case(kt, vt, ot, sizes, all_dists()[rng_() % all_dists().size()], rng_,
+                                   random_pad(rng_), random_pad(rng_));
+      RunOptions o = random_options(rng_, (rng_() & 1) ? Order::descending : Order::ascending, c);
+      if (!is_float(kt) && (rng_() & 1)) {
+        o.begin_bit = int(rng_() % 32);
+        o.end_bit = o.begin_bit + 1 + int(rng_() % 32);
+      }
+      SCOPED_TRACE(::testing::Message() << "rep " << rep << " layout " << name_of(layout));
+      ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o, &ws));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Floats: NaN, signed zeros, infinities, denormals
+// ---------------------------------------------------------------------------
+using SegmentedSortFloats = GpuTest;
+
+TEST_F(SegmentedSortFloats, HandWrittenOrderF32) {
+  TS_TRACE_SEED();
+  // The contract's order, written out (not taken from the reference).
+  const std::vector<std::uint32_t> ascending = {
+      0xff800000u, 0xff7fffffu, 0xbf800000u, 0x80800000u, 0x807fffffu, 0x80000001u, 0x80000000u,
+      0x00000000u, 0x00000001u, 0x3f800000u, 0x7f7fffffu, 0x7f800000u, 0x7f800001u, 0x7fc00000u,
+      0x7fffffffu, 0xffffffffu, 0xffc00000u, 0xff800001u};
+  const std::vector<std::uint32_t> descending = {
+      0x7f800000u, 0x7f7fffffu, 0x3f800000u, 0x00000001u, 0x00000000u, 0x80000000u,
+      0x80000001u, 0x807fffffu, 0x80800000u, 0xbf800000u, 0xff7fffffu, 0xff800000u,
+      0x7f800001u, 0x7fc00000u, 0x7fffffffu, 0xffffffffu, 0xffc00000u, 0xff800001u};
+  for (Order order : {Order::ascending, Order::descending}) {
+    SCOPED_TRACE(name_of(order));
+    // Three segments holding the same shuffled list; the middle one is
+    // preceded by an empty segment.
+    std::vector<std::uint32_t> in;
+    for (int s = 0; s < 3; ++s) {
+      auto part = ascending;
+      std::shuffle(part.begin(), part.end(), rng_);
+      in.insert(in.end(), part.begin(), part.end());
+    }
+    const std::uint64_t m = ascending.size();
+    HostCase c = make_case(KeyType::f32, ValueType::b32, OffsetType::u32, {m, 0, m, m}, Dist::uniform, rng_);
+    std::memcpy(c.keys.data(), in.data(), in.size() * 4);
+    RunOptions o;
+    o.order = order;
+    Workspace ws;
+    ASSERT_NO_FATAL_FAILURE(make_workspace(plan_for(c, o), ws));
+    HostCase got;
+    ASSERT_NO_FATAL_FAILURE(sort_on_device(stream_, ws, c, o, got));
+    const auto& want = order == Order::ascending ? ascending : descending;
+    for (int s = 0; s < 3; ++s) {
+      std::vector<std::uint32_t> seg(m);
+      std::memcpy(seg.data(), got.keys.data() + s * m * 4, m * 4);
+      EXPECT_EQ(seg, want) << "segment " << s;
+    }
+    ASSERT_NO_FATAL_FAILURE(expect_same(c, reference_result(c, order), got));
+  }
+}
+
+TEST_F(SegmentedSortFloats, SpecialValuesAgainstReference) {
+  TS_TRACE_SEED();
+  for (KeyType kt : {KeyType::f32, KeyType::f64})
+    for (Order order : {Order::ascending, Order::descending})
+      for (ValueType vt : {ValueType::none, ValueType::b32, ValueType::b64}) {
+        SCOPED_TRACE(::testing::Message() << name_of(kt) << " " << name_of(order) << " " << name_of(vt));
+        const auto sizes = (vt == ValueType::b64) ? make_segment_sizes(Layout::huge_among_tiny, rng_, small_mode() ? 20000 : 100000)
+                                                  : shuffled_boundaries(rng_, small_mode() ? 2049 : 16385, 1);
+        const HostCase c = make_case(kt, vt, (rng_() & 1) ? OffsetType::u64 : OffsetType::u32, sizes, Dist::specials,
+                                     rng_, random_pad(rng_), random_pad(rng_));
+        ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, random_options(rng_, order, c)));
+      }
+}
+
+TEST_F(SegmentedSortFloats, ExplicitFullBitRangeIsTheTotalOrder) {
+  TS_TRACE_SEED();
+  for (KeyType kt : {KeyType::f32, KeyType::f64})
+    for (Order order : {Order::ascending, Order::descending}) {
+      SCOPED_TRACE(::testing::Message() << name_of(kt) << " " << name_of(order));
+      const auto sizes = shuffled_boundaries(rng_, small_mode() ? 2049 : 16385, 1);
+      const HostCase c = make_case(kt, ValueType::b32, OffsetType::u32, sizes, Dist::uniform, rng_);
+      RunOptions o;
+      o.order = order;
+      o.begin_bit = 0;
+      o.end_bit = key_bits(kt);
+      ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Bit ranges (integer keys), stable ties in both orders
+// ---------------------------------------------------------------------------
+using SegmentedSortBitRanges = GpuTest;
+
+TEST_F(SegmentedSortBitRanges, IntegerKeys) {
+  TS_TRACE_SEED();
+  const std::vector<std::pair<int, int>> r32 = {{0, 8}, {4, 20}, {16, 32}, {31, 32}, {0, 1}, {8, -1}, {0, 32}, {3, 29}};
+  const std::vector<std::pair<int, int>> r64 = {{0, 64}, {32, 64}, {20, 45}, {63, 64}, {0, 13}, {40, -1}, {0, 32}, {7, 61}};
+  const Dist dists[] = {Dist::uniform, Dist::few_unique, Dist::low16, Dist::specials};
+  std::vector<std::uint64_t> sizes = boundary_sizes(small_mode() ? 2049 : 8193);
+  if (!small_mode()) {
+    sizes.push_back(20000);
+    sizes.push_back(70000);
+  }
+  int i = 0;
+  for (KeyType kt : {KeyType::u32, KeyType::i32, KeyType::u64, KeyType::i64}) {
+    for (auto [b, e] : key_bits(kt) == 32 ? r32 : r64) {
+      for (Order order : {Order::ascending, Order::descending}) {
+        SCOPED_TRACE(::testing::Message() << name_of(kt) << " bits [" << b << "," << e << ") " << name_of(order));
+        std::shuffle(sizes.begin(), sizes.end(), rng_);
+        const Dist dist = dists[i++ % 4];
+        const HostCase c = make_case(kt, (i % 2) ? ValueType::b32 : ValueType::b64,
+                                     (i % 3) ? OffsetType::u32 : OffsetType::u64, sizes, dist, rng_, random_pad(rng_),
+                                     random_pad(rng_));
+        RunOptions o = random_options(rng_, order, c);
+        o.begin_bit = b;
+        o.end_bit = e;
+        ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The largest sizes
+// ---------------------------------------------------------------------------
+using SegmentedSortMaxSize = GpuTest;
+
+TEST_F(SegmentedSortMaxSize, SingleSegmentOf2p24) {
+  TS_TRACE_SEED();
+  TS_SKIP_IF_SMALL();
+  const std::uint64_t n = std::uint64_t(1) << 24;
+  const Combo combos[] = {{KeyType::u32, ValueType::b32, OffsetType::u32, Order::ascending},
+                          {KeyType::f64, ValueType::b64, OffsetType::u64, Order::descending}};
+  for (const Combo& p : combos) {
+    SCOPED_TRACE(combo_name(p));
+    const HostCase c = make_case(p.key, p.value, p.offset, {n}, Dist::uniform, rng_);
+    RunOptions o;
+    o.order = p.order;
+    o.segments = CountMode::device;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
+TEST_F(SegmentedSortMaxSize, TwoPow20SegmentsOf16) {
+  TS_TRACE_SEED();
+  TS_SKIP_IF_SMALL();
+  const std::vector<std::uint64_t> sizes(std::size_t(1) << 20, 16);
+  const Combo combos[] = {{KeyType::u32, ValueType::none, OffsetType::u32, Order::ascending},
+                          {KeyType::i64, ValueType::b64, OffsetType::u64, Order::descending}};
+  for (const Combo& p : combos) {
+    SCOPED_TRACE(combo_name(p));
+    const HostCase c = make_case(p.key, p.value, p.offset, sizes, Dist::uniform, rng_);
+    RunOptions o;
+    o.order = p.order;
+    o.segments = p.key == KeyType::u32 ? CountMode::host : CountMode::device;
+    o.items = p.key == KeyType::u32 ? ItemsMode::none : ItemsMode::device;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Sanitizer subset: small, but through every kernel path
+// (warp classes, both block classes, MSD rounds, skewed-bucket fallback).
+// ---------------------------------------------------------------------------
+using SanitizerSegmentedSort = GpuTest;
+
+TEST_F(SanitizerSegmentedSort, EveryClassEveryInstance) {
+  TS_TRACE_SEED();
+  for (const Combo& p : instance_combos()) {
+    SCOPED_TRACE(combo_name(p));
+    auto sizes = boundary_sizes(8193);
+    sizes.push_back(12000);  // above the one-block classes: MSD rounds
+    std::shuffle(sizes.begin(), sizes.end(), rng_);
+    const HostCase c = make_case(p.key, p.value, p.offset, sizes, Dist::uniform, rng_, 5, 5);
+    RunOptions o = random_options(rng_, p.order, c);
+    o.max_segment_items = 0;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
+TEST_F(SanitizerSegmentedSort, SkewedLargeSegments) {
+  TS_TRACE_SEED();
+  // Large segments whose keys share their high bits or are all equal, so
+  // buckets stay large after the MSD rounds.
+  const Dist dists[] = {Dist::low16, Dist::all_equal, Dist::few_unique, Dist::presorted};
+  int i = 0;
+  for (const Combo& p : {instance_combos()[0], instance_combos()[2], instance_combos()[3], instance_combos()[4]}) {
+    const Dist dist = dists[i++ % 4];
+    SCOPED_TRACE(::testing::Message() << combo_name(p) << " " << name_of(dist));
+    const HostCase c = make_case(p.key, p.value, p.offset, {3, 30000, 9000, 1}, dist, rng_);
+    RunOptions o;
+    o.order = p.order;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
+TEST_F(SanitizerSegmentedSort, BitRangesAndFloatSpecials) {
+  TS_TRACE_SEED();
+  const auto sizes = shuffled_boundaries(rng_, 2049, 1);
+  {
+    const HostCase c = make_case(KeyType::i32, ValueType::b32, OffsetType::u32, sizes, Dist::uniform, rng_);
+    RunOptions o;
+    o.order = Order::descending;
+    o.begin_bit = 20;
+    o.end_bit = 32;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+  {
+    const HostCase c = make_case(KeyType::u64, ValueType::b64, OffsetType::u64, sizes, Dist::uniform, rng_);
+    RunOptions o;
+    o.begin_bit = 3;
+    o.end_bit = 40;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+  for (KeyType kt : {KeyType::f32, KeyType::f64}) {
+    const HostCase c = make_case(kt, ValueType::b32, OffsetType::u32, sizes, Dist::specials, rng_);
+    RunOptions o;
+    o.order = kt == KeyType::f32 ? Order::descending : Order::ascending;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
+TEST_F(SanitizerSegmentedSort, EmptyInputs) {
+  TS_TRACE_SEED();
+  const HostCase none = make_case(KeyType::u32, ValueType::b32, OffsetType::u32, {}, Dist::uniform, rng_, 4, 4);
+  const HostCase empty = make_case(KeyType::u64, ValueType::none, OffsetType::u64, {0, 0, 0}, Dist::uniform, rng_);
+  for (const HostCase* c : {&none, &empty}) {
+    RunOptions o;
+    o.segments = CountMode::device;
+    o.items = ItemsMode::device;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, *c, o));
+  }
+}
+
+}  // namespace
+}  // namespace tstest
