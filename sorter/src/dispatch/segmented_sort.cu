@@ -12,7 +12,7 @@
 #include "dispatch/policy.hpp"
 #include "kernels/block_sort.cuh"
 #include "kernels/classify.cuh"
-#include "tilesort/block/block_radix_rank.cuh"
+#include "kernels/large_sort.cuh"
 #include "tilesort/segmented_sort.hpp"
 
 namespace tilesort {
@@ -342,7 +342,7 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   else fill_policy_bounds<Sm75Policy>(src);
 #endif
   const std::uint32_t one_block_max = src.block_class_max[kNumBlockClasses - 1];
-  const int digits = (end_bit - args.begin_bit + block::kRadixBits - 1) / block::kRadixBits;
+  const int digits = (end_bit - args.begin_bit + kDigitBits - 1) / kDigitBits;
   ctx.num_msd_rounds = max_segment > one_block_max ? std::min(Sm90Policy::kMaxMsdRounds, digits) : 0;
   // MSD children can be as long as one block holds.
   ctx.max_range = ctx.num_msd_rounds > 0 ? std::max<std::uint64_t>(max_segment, one_block_max) : max_segment;

@@ -4,12 +4,13 @@
 // top of the compared bit range down:
 //   msd_histogram: one block per chunk counts digits; the block that finishes
 //     a bucket's last chunk scans the bucket (per-digit chunk prefixes, digit
-//     bases) and routes each child range: small enough -> child task for the
-//     warp/block kernels, still large -> next round, out of rounds -> fallback.
+//     bases) and routes each child range: small enough -> child list of its
+//     size class, still large -> next round, out of rounds -> fallback.
 //     When one digit holds every key the bucket is marked skip: no data moves
 //     and the same range goes on with the next digit.
-//   msd_scatter: one block per chunk ranks its keys stably and writes each
-//     digit's run to its place in the other buffer (user <-> scratch).
+//   msd_scatter: one block per chunk sorts the chunk stably by that digit and
+//     writes each digit's run to its place in the other buffer (user <->
+//     scratch).
 // Scratch mirrors the user layout, so a range keeps its offsets when it moves
 // and the final sort of a child writes it home.
 //
@@ -17,33 +18,40 @@
 // is finished by one block with LSD passes through global memory.
 #pragma once
 
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
+
 #include "kernels/common.cuh"
-#include "tilesort/block/block_radix_rank.cuh"
 
 namespace tilesort {
 namespace detail {
 
-/// Shared memory of one chunk: the rank counters plus a staging copy of the
-/// chunk in digit order (keys and, when values travel, original positions).
-template <class Shape, class Bits, bool WITH_INDEX>
-struct TileStorage {
-  using Rank = block::BlockRadixRank<Shape::kThreads, Shape::kItemsMax>;
-  typename Rank::TempStorage rank;
-  Bits keys[Shape::kTileItems];
-  std::uint32_t index[WITH_INDEX ? Shape::kTileItems : 1];
-};
+constexpr int kDigitBits = 8;
+constexpr int kDigits = 1 << kDigitBits;
 
-/// Tile position of register r in the warp-striped layout with `ipt` keys per thread.
-__device__ __forceinline__ std::uint32_t striped_position(int ipt, int r) {
-  return std::uint32_t(((threadIdx.x >> 5) * ipt + r) * 32 + (threadIdx.x & 31));
-}
+/// Sorting one chunk by one digit: blocked load, stable radix sort over the
+/// digit's bits (4-bit passes), result striped for coalesced stores.
+template <class Shape, class Bits, class Value>
+struct ChunkSorter {
+  static_assert(Shape::kThreads == kDigits, "one thread per digit for the histogram scans");
+  static_assert(Shape::kTileItems <= 65536, "positions are 16-bit");
+  using Position = std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>;
+  using Load = cub::BlockLoad<Bits, Shape::kThreads, Shape::kItemsMax, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Sort = cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax, Position, 4>;
+  using Scan = cub::BlockScan<std::uint32_t, Shape::kThreads>;
+  union Reused {
+    typename Load::TempStorage load;
+    typename Sort::TempStorage sort;
+    typename Scan::TempStorage scan;
+  };
+};
 
 template <class Shape, class Bits, class Value>
 struct LargeStorage {
-  TileStorage<Shape, Bits, kHasValues<Value>> tile;
-  std::uint64_t dest_base[block::kRadixDigits];  // destination of digit d's run, minus its tile start
-  std::uint32_t histogram[block::kRadixDigits];
-  std::uint32_t warp_totals[32];
+  typename ChunkSorter<Shape, Bits, Value>::Reused reused;
+  std::uint64_t dest_base[kDigits];  // destination of digit d's run, minus its start in the chunk
+  std::uint32_t histogram[kDigits];
   int bucket;
   int flag;
 };
@@ -65,49 +73,62 @@ __device__ __forceinline__ int find_bucket(const Bucket* buckets, std::uint32_t 
   return *shared_slot;
 }
 
-/// Adds a key's digit to a shared histogram. Plain shared atomics: cheaper
-/// than grouping equal digits first, except for heavily repeated digits.
-__device__ __forceinline__ void histogram_add(std::uint32_t* histogram, std::uint32_t digit, bool valid) {
-  if (valid) atomicAdd(&histogram[digit], 1u);
-}
-
-/// Loads tile [start, start + count) with every thread holding Shape::kItemsMax
-/// keys, ranks it by digit [low, low + bits) and stages it in shared memory in
-/// digit order. Afterwards Rank::digit_start gives each digit's tile start.
+/// Loads chunk [start, start + count) of `src_keys`, counts its digits
+/// [low, low + bits) into s.histogram, and leaves in s.dest_base[d] the
+/// exclusive prefix of digit d within the chunk (the caller turns it into a
+/// destination). Ends with a barrier.
 template <class Shape, class Bits, class Value>
-__device__ __forceinline__ void rank_and_stage_tile(const SortData<Bits, Value>& data, const Bits* src_keys,
-                                                    std::uint64_t start, std::uint32_t count, int low, int bits,
-                                                    TileStorage<Shape, Bits, kHasValues<Value>>& s) {
-  using Storage = TileStorage<Shape, Bits, kHasValues<Value>>;
-  constexpr int kItems = Shape::kItemsMax;
-  Bits key[kItems];
-  std::uint32_t rank[kItems];
+__device__ __forceinline__ void load_and_count_chunk(const SortData<Bits, Value>& data, const Bits* src_keys,
+                                                     std::uint64_t start, std::uint32_t count, int low, int bits,
+                                                     LargeStorage<Shape, Bits, Value>& s,
+                                                     Bits (&key)[Shape::kItemsMax],
+                                                     std::uint32_t& digit_start) {
+  using Sorter = ChunkSorter<Shape, Bits, Value>;
+  const int t = threadIdx.x;
+  s.histogram[t] = 0;
+  typename Sorter::Load(s.reused.load).Load(src_keys + start, key, int(count));
+  __syncthreads();  // histogram zeroed; load storage free
 #pragma unroll
-  for (int r = 0; r < kItems; ++r) {
-    const std::uint32_t p = striped_position(kItems, r);
-    key[r] = p < count ? data.codec.encode(src_keys[start + p]) : kAllOnes<Bits>;
+  for (int i = 0; i < Shape::kItemsMax; ++i) {
+    const std::uint32_t p = std::uint32_t(t * Shape::kItemsMax + i);
+    // Padding sorts last: largest digit, and after every real key in input order.
+    key[i] = p < count ? data.codec.encode(key[i]) : kAllOnes<Bits>;
+    if (p < count) atomicAdd(&s.histogram[digit_of(key[i], low, bits)], 1u);
   }
-  Storage::Rank::rank(s.rank, [&](int r) { return digit_of(key[r], low, bits); }, kItems, rank);
-#pragma unroll
-  for (int r = 0; r < kItems; ++r) {
-    s.keys[rank[r]] = key[r];
-    if constexpr (kHasValues<Value>) s.index[rank[r]] = striped_position(kItems, r);
-  }
+  __syncthreads();
+  typename Sorter::Scan(s.reused.scan).ExclusiveSum(s.histogram[t], digit_start);
   __syncthreads();
 }
 
-/// Writes the staged tile: item i of the tile goes to dest_base[digit] + i.
+/// Sorts the loaded chunk by its digit and writes key i of the sorted chunk
+/// to dest_base[digit] + i. s.dest_base must be set (and a barrier passed).
 template <class Shape, class Bits, class Value>
-__device__ __forceinline__ void write_staged_tile(const SortData<Bits, Value>& data,
-                                                  const LargeStorage<Shape, Bits, Value>& s, const Value* src_values,
-                                                  std::uint64_t start, std::uint32_t count, int low, int bits,
-                                                  Bits* dst_keys, Value* dst_values) {
-  for (std::uint32_t i = threadIdx.x; i < count; i += Shape::kThreads) {
-    const Bits key = s.tile.keys[i];
-    const std::uint64_t dst = s.dest_base[digit_of(key, low, bits)] + i;
-    dst_keys[dst] = data.codec.decode(key);
-    if constexpr (kHasValues<Value>) dst_values[dst] = src_values[start + s.tile.index[i]];
+__device__ __forceinline__ void sort_and_write_chunk(const SortData<Bits, Value>& data,
+                                                     LargeStorage<Shape, Bits, Value>& s,
+                                                     Bits (&key)[Shape::kItemsMax], const Value* src_values,
+                                                     std::uint64_t start, std::uint32_t count, int low, int bits,
+                                                     Bits* dst_keys, Value* dst_values) {
+  using Sorter = ChunkSorter<Shape, Bits, Value>;
+  constexpr int kItems = Shape::kItemsMax;
+  const int t = threadIdx.x;
+  typename Sorter::Position position[kItems];
+  if constexpr (kHasValues<Value>) {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) position[i] = typename Sorter::Position(t * kItems + i);
+    typename Sorter::Sort(s.reused.sort).SortBlockedToStriped(key, position, low, low + bits);
+  } else {
+    typename Sorter::Sort(s.reused.sort).SortBlockedToStriped(key, low, low + bits);
   }
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = std::uint32_t(i * Shape::kThreads + t);
+    if (p < count) {
+      const std::uint64_t dst = s.dest_base[digit_of(key[i], low, bits)] + p;
+      dst_keys[dst] = data.codec.decode(key[i]);
+      if constexpr (kHasValues<Value>) dst_values[dst] = src_values[start + position[i]];
+    }
+  }
+  __syncthreads();  // the next chunk reuses the storage
 }
 
 /// Pushes a task onto a list; false when the list is full (a sizing bug).
@@ -165,10 +186,11 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
     msd_histogram_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl, int num_rounds,
                          BlockClassLimits limits) {
   using Shape = typename Policy::Msd;
-  static_assert(Shape::kThreads == block::kRadixDigits, "one thread per digit in the bucket scan");
+  static_assert(Shape::kThreads == kDigits, "one thread per digit in the bucket scan");
+  using Scan = cub::BlockScan<std::uint32_t, Shape::kThreads>;
   constexpr std::uint32_t kChunk = Shape::kTileItems;
-  __shared__ std::uint32_t histogram[block::kRadixDigits];
-  __shared__ std::uint32_t warp_totals[Shape::kThreads / 32];
+  __shared__ std::uint32_t histogram[kDigits];
+  __shared__ typename Scan::TempStorage scan_storage;
   __shared__ int bucket_slot;
   __shared__ int flag;
   if (sort_aborted(lists)) return;
@@ -185,21 +207,19 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
     const std::uint64_t start = bucket.begin + std::uint64_t(k) * kChunk;
     const std::uint32_t count = min(kChunk, bucket.length - k * kChunk);
     const int high = task_high_bit(bucket);
-    const int low = max(data.begin_bit, high - block::kRadixBits);
+    const int low = max(data.begin_bit, high - kDigitBits);
     const int bits = high - low;
     const Bits* src_keys = data.key_source(bucket);
 
     histogram[t] = 0;
     __syncthreads();
+    // Plain shared atomics: cheaper than grouping equal digits first,
+    // except for heavily repeated digits.
 #pragma unroll 4
-    for (std::uint32_t i0 = 0; i0 < count; i0 += Shape::kThreads) {
-      const std::uint32_t i = i0 + t;
-      const bool valid = i < count;
-      const std::uint32_t d = valid ? digit_of(data.codec.encode(src_keys[start + i]), low, bits) : 0u;
-      histogram_add(histogram, d, valid);
-    }
+    for (std::uint32_t i = t; i < count; i += Shape::kThreads)
+      atomicAdd(&histogram[digit_of(data.codec.encode(src_keys[start + i]), low, bits)], 1u);
     __syncthreads();
-    rl.chunk_hist[std::uint64_t(chunk) * block::kRadixDigits + t] = histogram[t];
+    rl.chunk_hist[std::uint64_t(chunk) * kDigits + t] = histogram[t];
     __threadfence();
     __syncthreads();
     if (t == 0) flag = atomicAdd(&rl.bucket_done[b], 1u) == num_bucket_chunks - 1;
@@ -208,16 +228,16 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
 
     // This block finished the bucket's last chunk: scan it. Thread t owns digit t.
     __threadfence();
-    std::uint32_t* column = rl.chunk_hist + std::uint64_t(first_chunk) * block::kRadixDigits + t;
+    std::uint32_t* column = rl.chunk_hist + std::uint64_t(first_chunk) * kDigits + t;
     std::uint32_t running = 0;
     for (std::uint32_t c = 0; c < num_bucket_chunks; ++c) {
-      const std::uint32_t h = __ldcg(column + std::uint64_t(c) * block::kRadixDigits);
-      column[std::uint64_t(c) * block::kRadixDigits] = running;
+      const std::uint32_t h = __ldcg(column + std::uint64_t(c) * kDigits);
+      column[std::uint64_t(c) * kDigits] = running;
       running += h;
     }
-    std::uint32_t total;
-    const std::uint32_t digit_base = block::block_exclusive_sum<Shape::kThreads>(running, warp_totals, total);
-    rl.digit_base[std::uint64_t(b) * block::kRadixDigits + t] = digit_base;
+    std::uint32_t digit_base;
+    Scan(scan_storage).ExclusiveSum(running, digit_base);
+    rl.digit_base[std::uint64_t(b) * kDigits + t] = digit_base;
     if (t == 0) flag = 0;
     __syncthreads();
     if (running == bucket.length) flag = 1;
@@ -238,7 +258,6 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
     msd_scatter_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
   using Shape = typename Policy::Msd;
   using Storage = LargeStorage<Shape, Bits, Value>;
-  using Rank = typename TileStorage<Shape, Bits, kHasValues<Value>>::Rank;
   constexpr std::uint32_t kChunk = Shape::kTileItems;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   Storage& s = *reinterpret_cast<Storage*>(shared_raw);
@@ -255,18 +274,19 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
     const std::uint64_t start = bucket.task.begin + std::uint64_t(k) * kChunk;
     const std::uint32_t count = min(kChunk, bucket.task.length - k * kChunk);
     const int high = task_high_bit(bucket.task);
-    const int low = max(data.begin_bit, high - block::kRadixBits);
+    const int low = max(data.begin_bit, high - kDigitBits);
     const int bits = high - low;
     const bool from_scratch = task_in_scratch(bucket.task);
 
-    rank_and_stage_tile<Shape>(data, data.key_source(bucket.task), start, count, low, bits, s.tile);
-    s.dest_base[t] = bucket.task.begin + rl.digit_base[std::uint64_t(b) * block::kRadixDigits + t] +
-                     rl.chunk_hist[std::uint64_t(chunk) * block::kRadixDigits + t] -
-                     Rank::digit_start(s.tile.rank, t);
+    Bits key[Shape::kItemsMax];
+    std::uint32_t digit_start;
+    load_and_count_chunk<Shape>(data, data.key_source(bucket.task), start, count, low, bits, s, key, digit_start);
+    s.dest_base[t] = bucket.task.begin + rl.digit_base[std::uint64_t(b) * kDigits + t] +
+                     rl.chunk_hist[std::uint64_t(chunk) * kDigits + t] - digit_start;
     __syncthreads();
-    write_staged_tile<Shape>(data, s, data.value_source(bucket.task), start, count, low, bits,
-                             from_scratch ? data.keys : data.scratch_keys,
-                             from_scratch ? data.values : data.scratch_values);
+    sort_and_write_chunk<Shape>(data, s, key, data.value_source(bucket.task), start, count, low, bits,
+                                from_scratch ? data.keys : data.scratch_keys,
+                                from_scratch ? data.values : data.scratch_values);
   }
 }
 
@@ -275,8 +295,7 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads)
     fallback_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
   using Shape = typename Policy::Fallback;
   using Storage = LargeStorage<Shape, Bits, Value>;
-  using Rank = typename TileStorage<Shape, Bits, kHasValues<Value>>::Rank;
-  static_assert(Shape::kThreads == block::kRadixDigits, "one thread per digit");
+  using Scan = typename ChunkSorter<Shape, Bits, Value>::Scan;
   constexpr std::uint32_t kTile = Shape::kTileItems;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   Storage& s = *reinterpret_cast<Storage*>(shared_raw);
@@ -287,22 +306,18 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads)
   for (std::uint32_t v = blockIdx.x; v < num_tasks; v += gridDim.x) {
     const Task task = lists.fallback_tasks[v];
     bool in_scratch = task_in_scratch(task);
-    for (int low = data.begin_bit; low < task_high_bit(task); low += block::kRadixBits) {
-      const int bits = min(block::kRadixBits, task_high_bit(task) - low);
+    for (int low = data.begin_bit; low < task_high_bit(task); low += kDigitBits) {
+      const int bits = min(kDigitBits, task_high_bit(task) - low);
       const Bits* src_keys = in_scratch ? data.scratch_keys : data.keys;
       const Value* src_values = in_scratch ? data.scratch_values : data.values;
       Bits* dst_keys = in_scratch ? data.keys : data.scratch_keys;
       Value* dst_values = in_scratch ? data.values : data.scratch_values;
 
-      __syncthreads();
+      // Histogram of the whole range for this digit.
       s.histogram[t] = 0;
       __syncthreads();
-      for (std::uint32_t i0 = 0; i0 < task.length; i0 += Shape::kThreads) {
-        const std::uint32_t i = i0 + t;
-        const bool valid = i < task.length;
-        const std::uint32_t d = valid ? digit_of(data.codec.encode(src_keys[task.begin + i]), low, bits) : 0u;
-        histogram_add(s.histogram, d, valid);
-      }
+      for (std::uint32_t i = t; i < task.length; i += Shape::kThreads)
+        atomicAdd(&s.histogram[digit_of(data.codec.encode(src_keys[task.begin + i]), low, bits)], 1u);
       __syncthreads();
       const std::uint32_t mine = s.histogram[t];
       if (t == 0) s.flag = 0;
@@ -310,18 +325,20 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads)
       if (mine == task.length) s.flag = 1;  // one digit holds every key: nothing moves
       __syncthreads();
       if (s.flag) continue;
-      std::uint32_t total;
-      std::uint32_t run_start = block::block_exclusive_sum<Shape::kThreads>(mine, s.warp_totals, total);
+      std::uint32_t run_start;  // where digit t's next key goes, relative to the range
+      Scan(s.reused.scan).ExclusiveSum(mine, run_start);
+      __syncthreads();
 
       for (std::uint32_t tile = 0; tile < task.length; tile += kTile) {
         const std::uint32_t count = min(kTile, task.length - tile);
-        rank_and_stage_tile<Shape>(data, src_keys, task.begin + tile, count, low, bits, s.tile);
-        const std::uint32_t tile_start = Rank::digit_start(s.tile.rank, t);
-        const std::uint32_t tile_end = t + 1 < block::kRadixDigits ? Rank::digit_start(s.tile.rank, t + 1) : kTile;
-        s.dest_base[t] = task.begin + run_start - tile_start;
+        Bits key[Shape::kItemsMax];
+        std::uint32_t digit_start;
+        load_and_count_chunk<Shape>(data, src_keys, task.begin + tile, count, low, bits, s, key, digit_start);
+        s.dest_base[t] = task.begin + run_start - digit_start;
+        run_start += s.histogram[t];
         __syncthreads();
-        write_staged_tile<Shape>(data, s, src_values, task.begin + tile, count, low, bits, dst_keys, dst_values);
-        run_start += tile_end - tile_start;  // padding only inflates the last tile's top digit
+        sort_and_write_chunk<Shape>(data, s, key, src_values, task.begin + tile, count, low, bits, dst_keys,
+                                    dst_values);
       }
       in_scratch = !in_scratch;
     }
@@ -331,6 +348,7 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads)
         if constexpr (kHasValues<Value>) data.values[task.begin + i] = data.scratch_values[task.begin + i];
       }
     }
+    __syncthreads();
   }
 }
 
