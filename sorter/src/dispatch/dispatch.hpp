@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "dispatch/work.hpp"
 #include "tilesort/thread/key_codec.cuh"
@@ -30,7 +31,29 @@ struct LaunchContext {
   std::uint64_t max_range;   // longest range any kernel can receive: skips
                              // the launches of classes nothing can reach
   cudaStream_t stream;
+  bool programmatic;  // programmatic dependent launches between our kernels (sm_90+)
 };
+
+/// Launches `kernel`; with `programmatic`, as a programmatic dependent launch
+/// (sm_90+): its blocks may be placed while the previous kernel finishes, and
+/// enter_dependent_kernel() makes them wait for its results.
+template <class... Params, class... Args>
+cudaError_t launch_kernel(void (*kernel)(Params...), int blocks, int threads, std::size_t dynamic_smem,
+                          cudaStream_t stream, bool programmatic, Args&&... args) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(blocks));
+  config.blockDim = dim3(unsigned(threads));
+  config.dynamicSmemBytes = dynamic_smem;
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  if (programmatic) {
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
 
 /// Persistent grid for `kernel`: blocks that fit on the device at once.
 /// Cached per (kernel, device); also raises the kernel's dynamic shared

@@ -22,8 +22,7 @@ cudaError_t launch_block_class(const LaunchContext& ctx, const SortData<Bits, Va
   int blocks = 0;
   cudaError_t err = persistent_grid(reinterpret_cast<const void*>(kernel), Shape::kThreads, sizeof(Storage), &blocks);
   if (err != cudaSuccess) return err;
-  kernel<<<blocks, Shape::kThreads, sizeof(Storage), ctx.stream>>>(data, ctx.lists);
-  return cudaGetLastError();
+  return launch_kernel(kernel, blocks, Shape::kThreads, sizeof(Storage), ctx.stream, ctx.programmatic, data, ctx.lists);
 }
 
 template <class Policy, class Bits, class Value>
@@ -58,10 +57,12 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
       const RoundLists rl = round_lists(lists, round);
       const BlockClassLimits limits{{Policy::Block0::kTileItems, Policy::Block1::kTileItems,
                                      Policy::Block2::kTileItems, Policy::Block3::kTileItems}};
-      histogram<<<hist_blocks, Policy::Msd::kThreads, 0, ctx.stream>>>(data, lists, rl, ctx.num_msd_rounds, limits);
-      if ((err = cudaGetLastError())) return err;
-      scatter<<<scatter_blocks, Policy::Msd::kThreads, sizeof(Large), ctx.stream>>>(data, lists, rl);
-      if ((err = cudaGetLastError())) return err;
+      err = launch_kernel(histogram, hist_blocks, Policy::Msd::kThreads, 0, ctx.stream, ctx.programmatic, data, lists,
+                          rl, ctx.num_msd_rounds, limits);
+      if (err != cudaSuccess) return err;
+      err = launch_kernel(scatter, scatter_blocks, Policy::Msd::kThreads, sizeof(Large), ctx.stream, ctx.programmatic,
+                          data, lists, rl);
+      if (err != cudaSuccess) return err;
     }
   }
 
@@ -74,8 +75,7 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
     const auto kernel = track ? warp_sort_kernel<kThreads, kMinBlocks, true, Bits, Value>
                               : warp_sort_kernel<kThreads, kMinBlocks, false, Bits, Value>;
     if ((err = persistent_grid(reinterpret_cast<const void*>(kernel), kThreads, 0, &blocks))) return err;
-    kernel<<<blocks, kThreads, 0, ctx.stream>>>(data, lists);
-    if ((err = cudaGetLastError())) return err;
+    if ((err = launch_kernel(kernel, blocks, kThreads, 0, ctx.stream, ctx.programmatic, data, lists))) return err;
   }
 
   // 3. One block per segment (and per MSD child of that size), one launch
@@ -90,8 +90,8 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
     using Large = LargeStorage<typename Policy::Fallback, Bits, Value>;
     const auto kernel = fallback_sort_kernel<Policy, Bits, Value>;
     if ((err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::Fallback::kThreads, sizeof(Large), &blocks))) return err;
-    kernel<<<blocks, Policy::Fallback::kThreads, sizeof(Large), ctx.stream>>>(data, lists);
-    if ((err = cudaGetLastError())) return err;
+    err = launch_kernel(kernel, blocks, Policy::Fallback::kThreads, sizeof(Large), ctx.stream, ctx.programmatic, data, lists);
+    if (err != cudaSuccess) return err;
   }
   return cudaSuccess;
 }

@@ -337,6 +337,10 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   ctx.offsets_64 = plan.offset_type == OffsetType::u64;
   ctx.lists = lists;
   ctx.stream = stream;
+  int cc_major = 0;
+  if ((err = cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device)))
+    return Status::from_cuda(err, "querying the compute capability");
+  ctx.programmatic = cc_major >= 9;
   if (policy == PolicyKind::sm90) fill_policy_bounds<Sm90Policy>(src);
 #ifdef TILESORT_WITH_SM75_POLICY
   else fill_policy_bounds<Sm75Policy>(src);
@@ -356,14 +360,18 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   constexpr int kClassifyBlocksPerSm = 8;
   const std::uint64_t wanted = (plan.max_segments + kClassifyThreads - 1) / kClassifyThreads;
   const int classify_blocks = int(std::max<std::uint64_t>(1, std::min<std::uint64_t>(wanted, std::uint64_t(sms) * kClassifyBlocksPerSm)));
-  if (plan.offset_type == OffsetType::u32) {
-    classify_count_kernel<std::uint32_t><<<classify_blocks, kClassifyThreads, 0, stream>>>(src, lists);
-    classify_scatter_kernel<std::uint32_t><<<classify_blocks, kClassifyThreads, 0, stream>>>(src, lists, end_bit, kMsdChunk);
-  } else {
-    classify_count_kernel<std::uint64_t><<<classify_blocks, kClassifyThreads, 0, stream>>>(src, lists);
-    classify_scatter_kernel<std::uint64_t><<<classify_blocks, kClassifyThreads, 0, stream>>>(src, lists, end_bit, kMsdChunk);
-  }
-  if ((err = cudaGetLastError())) return Status::from_cuda(err, "launching the classification kernels");
+  // The first kernel follows the memset, so it is launched plainly.
+  const bool offsets_64 = plan.offset_type == OffsetType::u64;
+  err = offsets_64 ? launch_kernel(classify_count_kernel<std::uint64_t>, classify_blocks, kClassifyThreads, 0, stream,
+                                   false, src, lists)
+                   : launch_kernel(classify_count_kernel<std::uint32_t>, classify_blocks, kClassifyThreads, 0, stream,
+                                   false, src, lists);
+  if (err == cudaSuccess)
+    err = offsets_64 ? launch_kernel(classify_scatter_kernel<std::uint64_t>, classify_blocks, kClassifyThreads, 0,
+                                     stream, ctx.programmatic, src, lists, end_bit, kMsdChunk)
+                     : launch_kernel(classify_scatter_kernel<std::uint32_t>, classify_blocks, kClassifyThreads, 0,
+                                     stream, ctx.programmatic, src, lists, end_bit, kMsdChunk);
+  if (err != cudaSuccess) return Status::from_cuda(err, "launching the classification kernels");
 
 #ifdef TILESORT_WITH_SM75_POLICY
   err = policy == PolicyKind::sm90 ? launch_for_policy<Sm90Policy>(plan, ctx) : launch_for_policy<Sm75Policy>(plan, ctx);

@@ -99,6 +99,7 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
 /// Persistent grid: counts come from device memory.
 template <class Shape, int CLASS, class Bits, class Value>
 __global__ void __launch_bounds__(Shape::kThreads) block_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
+  enter_dependent_kernel();
   constexpr int kChildList = 1 + CLASS - kClassBlock0;
   using Storage = typename BlockSorter<Shape, Bits, Value>::TempStorage;
   extern __shared__ __align__(16) unsigned char shared_raw[];

@@ -15,6 +15,41 @@ namespace detail {
 
 constexpr int kClassifyThreads = 256;
 
+/// Lanes of the warp with the same size class as this lane. Neighbouring
+/// segments usually share a class, so per-class shared counters are bumped
+/// once per warp and class instead of once per segment (which would
+/// serialise up to 256 atomics on one address).
+__device__ __forceinline__ std::uint32_t lanes_with_class(int size_class) {
+  static_assert(kNumClasses + 1 <= 16, "classes (and kClassNone) fit 4 bits");
+  const std::uint32_t code = std::uint32_t(size_class + 1);
+  std::uint32_t peers = 0xffffffffu;
+#pragma unroll
+  for (int b = 0; b < 4; ++b) {
+    const bool set = (code >> b) & 1u;
+    const std::uint32_t lanes_set = __ballot_sync(0xffffffffu, set);
+    peers &= set ? lanes_set : ~lanes_set;
+  }
+  return peers;
+}
+
+__device__ __forceinline__ std::uint32_t lanes_below() {
+  std::uint32_t mask;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
+  return mask;
+}
+
+/// Adds this lane's segment to the block counter of its class; returns the
+/// segment's slot among the block's segments of that class (in lane order).
+__device__ __forceinline__ std::uint32_t count_in_block(std::uint32_t* block_counts, int size_class) {
+  const std::uint32_t peers = lanes_with_class(size_class);
+  const int leader = __ffs(peers) - 1;
+  std::uint32_t base = 0;
+  if (size_class != kClassNone && int(threadIdx.x & 31) == leader)
+    base = atomicAdd(&block_counts[size_class], std::uint32_t(__popc(peers)));
+  base = __shfl_sync(0xffffffffu, base, leader);
+  return base + std::uint32_t(__popc(peers & lanes_below()));
+}
+
 struct ResolvedCounts {
   std::uint64_t num_segments;
   std::uint64_t num_items;
@@ -44,6 +79,7 @@ __device__ __forceinline__ ResolvedCounts resolve_counts(const CountSource& src,
 
 template <class OffsetT>
 __global__ void __launch_bounds__(kClassifyThreads) classify_count_kernel(CountSource src, WorkLists lists) {
+  enter_dependent_kernel();
   __shared__ std::uint32_t block_counts[kNumClasses];
   const bool reporter = blockIdx.x == 0 && threadIdx.x == 0;
   const ResolvedCounts counts = resolve_counts<OffsetT>(src, lists.status, reporter);
@@ -53,25 +89,25 @@ __global__ void __launch_bounds__(kClassifyThreads) classify_count_kernel(CountS
 
   const OffsetT* offsets = static_cast<const OffsetT*>(src.offsets);
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t s = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; s < counts.num_segments;
-       s += stride) {
-    const std::uint64_t begin = offsets[s];
-    const std::uint64_t end = offsets[s + 1];
-    if (end > counts.num_items) {
-      report_error(lists.status, StatusCode::offsets_out_of_range, s + 1, end);
-      continue;
+  // Warp-uniform loop: count_in_block is warp-collective.
+  for (std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x + (threadIdx.x & ~31u);
+       first < counts.num_segments; first += stride) {
+    const std::uint64_t s = first + (threadIdx.x & 31);
+    int size_class = kClassNone;
+    if (s < counts.num_segments) {
+      const std::uint64_t begin = offsets[s];
+      const std::uint64_t end = offsets[s + 1];
+      if (end > counts.num_items) {
+        report_error(lists.status, StatusCode::offsets_out_of_range, s + 1, end);
+      } else if (begin > end) {
+        report_error(lists.status, StatusCode::offsets_not_monotonic, s, begin);
+      } else if (end - begin > src.max_segment_items) {
+        report_error(lists.status, StatusCode::segment_too_large, s, end - begin);
+      } else {
+        size_class = size_class_of(end - begin, src.block_class_max);
+      }
     }
-    if (begin > end) {
-      report_error(lists.status, StatusCode::offsets_not_monotonic, s, begin);
-      continue;
-    }
-    const std::uint64_t length = end - begin;
-    if (length > src.max_segment_items) {
-      report_error(lists.status, StatusCode::segment_too_large, s, length);
-      continue;
-    }
-    const int size_class = size_class_of(length, src.block_class_max);
-    if (size_class != kClassNone) atomicAdd(&block_counts[size_class], 1u);
+    count_in_block(block_counts, size_class);
   }
   __syncthreads();
   if (threadIdx.x < kNumClasses && block_counts[threadIdx.x] != 0)
@@ -81,6 +117,7 @@ __global__ void __launch_bounds__(kClassifyThreads) classify_count_kernel(CountS
 template <class OffsetT>
 __global__ void __launch_bounds__(kClassifyThreads)
     classify_scatter_kernel(CountSource src, WorkLists lists, int key_high_bit, std::uint32_t msd_chunk_items) {
+  enter_dependent_kernel();
   __shared__ std::uint32_t region_begin[kNumClasses];
   __shared__ std::uint32_t block_count[kNumClasses];
   __shared__ std::uint32_t block_base[kNumClasses];
@@ -103,7 +140,7 @@ __global__ void __launch_bounds__(kClassifyThreads)
     }
     if (threadIdx.x < kNumClasses) block_count[threadIdx.x] = 0;
     __syncthreads();
-    const std::uint32_t slot = size_class != kClassNone ? atomicAdd(&block_count[size_class], 1u) : 0u;
+    const std::uint32_t slot = count_in_block(block_count, size_class);
     __syncthreads();
     if (threadIdx.x < kNumClasses && block_count[threadIdx.x] != 0)
       block_base[threadIdx.x] = atomicAdd(&lists.counters->class_cursor[threadIdx.x], block_count[threadIdx.x]);

@@ -64,6 +64,18 @@ __device__ __forceinline__ void report_error(DeviceStatus* status, StatusCode co
   }
 }
 
+/// Programmatic dependent launch (sm_90+). Every kernel of a sort starts
+/// here: wait until the previous kernel of the stream has finished and its
+/// writes are visible, then allow the next kernel to start placing its
+/// blocks, so launch latency overlaps the tail of this one. No-op before
+/// sm_90 and when the launch did not ask for it.
+__device__ __forceinline__ void enter_dependent_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ bool sort_aborted(const WorkLists& lists) {
   return *reinterpret_cast<volatile const std::int32_t*>(&lists.status->code) != 0;
 }

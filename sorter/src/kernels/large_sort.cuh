@@ -185,6 +185,7 @@ template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::Msd::kThreads)
     msd_histogram_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl, int num_rounds,
                          BlockClassLimits limits) {
+  enter_dependent_kernel();
   using Shape = typename Policy::Msd;
   static_assert(Shape::kThreads == kDigits, "one thread per digit in the bucket scan");
   using Scan = cub::BlockScan<std::uint32_t, Shape::kThreads>;
@@ -256,6 +257,7 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
 template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::Msd::kThreads)
     msd_scatter_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
+  enter_dependent_kernel();
   using Shape = typename Policy::Msd;
   using Storage = LargeStorage<Shape, Bits, Value>;
   constexpr std::uint32_t kChunk = Shape::kTileItems;
@@ -293,6 +295,7 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
 template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::Fallback::kThreads)
     fallback_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
+  enter_dependent_kernel();
   using Shape = typename Policy::Fallback;
   using Storage = LargeStorage<Shape, Bits, Value>;
   using Scan = typename ChunkSorter<Shape, Bits, Value>::Scan;

@@ -135,6 +135,7 @@ __device__ __forceinline__ void warp_sort_child(const SortData<Bits, Value>& dat
 
 template <int THREADS, int MIN_BLOCKS, bool TRACK_INDEX, class Bits, class Value>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) warp_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
+  enter_dependent_kernel();
   if (sort_aborted(lists)) return;
   const Counters& counters = *lists.counters;
 
