@@ -44,4 +44,42 @@ inline void poison(const DeviceBuffer& buffer, cudaStream_t stream) {
   if (buffer.bytes() != 0) BENCH_CUDA_CHECK(cudaMemsetAsync(buffer.get(), kPoisonByte, buffer.bytes(), stream));
 }
 
+/// An out-of-place CUB sort: output buffers and temp storage are allocated
+/// once, outside the timed region, and the outputs are poisoned before every
+/// run. Derived supplies `cudaError_t sort(void* temp, std::size_t& bytes,
+/// cudaStream_t) const` (CUB's two-phase call) and calls allocate_temp() in
+/// its constructor.
+template <class Derived, class Key, bool kPairs>
+class CubOutOfPlace : public Method {
+ public:
+  explicit CubOutOfPlace(const Problem& p)
+      : p_(p),
+        keys_out_(std::size_t{p.num_items} * sizeof(Key)),
+        values_out_(kPairs ? std::size_t{p.num_items} * sizeof(Value) : 0) {}
+
+  void prepare_run(cudaStream_t stream) override {
+    poison(keys_out_, stream);
+    poison(values_out_, stream);
+  }
+
+  std::string run(cudaStream_t stream) override {
+    std::size_t bytes = temp_.bytes();
+    BENCH_CUDA_CHECK(derived().sort(temp_.get(), bytes, stream));
+    return {};
+  }
+
+  Output output() const override { return {keys_out_.get(), kPairs ? values_out_.as<Value>() : nullptr}; }
+
+ protected:
+  void allocate_temp() {
+    temp_ = allocate_temp_storage([&](void* temp, std::size_t& bytes) { return derived().sort(temp, bytes, nullptr); });
+  }
+  const Derived& derived() const { return static_cast<const Derived&>(*this); }
+
+  Problem p_;
+  DeviceBuffer keys_out_;
+  DeviceBuffer values_out_;
+  DeviceBuffer temp_;
+};
+
 }  // namespace bench

@@ -25,6 +25,20 @@ cudaError_t launch_block_class(const LaunchContext& ctx, const SortData<Bits, Va
   return launch_kernel(kernel, blocks, Shape::kThreads, sizeof(Storage), ctx.stream, ctx.programmatic, data, ctx.lists);
 }
 
+/// One launch per block shape, in class order; stops at the first error.
+template <class Policy, int B = 0, class Bits, class Value>
+cudaError_t launch_block_classes(const LaunchContext& ctx, const SortData<Bits, Value>& data) {
+  if constexpr (B == kNumBlockClasses) {
+    return cudaSuccess;
+  } else {
+    constexpr BlockClassLimits limits = block_class_limits<Policy>();
+    constexpr std::uint32_t min_length = B == 0 ? kWarpSortMax + 1 : limits.max_length[B == 0 ? 0 : B - 1] + 1;
+    const cudaError_t err = launch_block_class<BlockShapeOf<Policy, B>, kClassBlock0 + B>(ctx, data, min_length);
+    if (err != cudaSuccess) return err;
+    return launch_block_classes<Policy, B + 1>(ctx, data);
+  }
+}
+
 template <class Policy, class Bits, class Value>
 cudaError_t launch_sorts(const LaunchContext& ctx) {
   SortData<Bits, Value> data;
@@ -55,8 +69,7 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
     if ((err = persistent_grid(reinterpret_cast<const void*>(scatter), Policy::Msd::kThreads, sizeof(Large), &scatter_blocks))) return err;
     for (int round = 0; round < ctx.num_msd_rounds; ++round) {
       const RoundLists rl = round_lists(lists, round);
-      const BlockClassLimits limits{{Policy::Block0::kTileItems, Policy::Block1::kTileItems,
-                                     Policy::Block2::kTileItems, Policy::Block3::kTileItems}};
+      const BlockClassLimits limits = block_class_limits<Policy>();
       err = launch_kernel(histogram, hist_blocks, Policy::Msd::kThreads, 0, ctx.stream, ctx.programmatic, data, lists,
                           rl, ctx.num_msd_rounds, limits);
       if (err != cudaSuccess) return err;
@@ -80,10 +93,7 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
 
   // 3. One block per segment (and per MSD child of that size), one launch
   //    per block shape.
-  if ((err = launch_block_class<typename Policy::Block0, kClassBlock0>(ctx, data, kWarpSortMax + 1))) return err;
-  if ((err = launch_block_class<typename Policy::Block1, kClassBlock1>(ctx, data, Policy::Block0::kTileItems + 1))) return err;
-  if ((err = launch_block_class<typename Policy::Block2, kClassBlock2>(ctx, data, Policy::Block1::kTileItems + 1))) return err;
-  if ((err = launch_block_class<typename Policy::Block3, kClassBlock3>(ctx, data, Policy::Block2::kTileItems + 1))) return err;
+  if ((err = launch_block_classes<Policy>(ctx, data))) return err;
 
   // 4. Skewed leftovers of the MSD path.
   if (ctx.num_msd_rounds > 0) {

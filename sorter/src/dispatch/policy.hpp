@@ -2,6 +2,12 @@
 // the shape of every kernel; dispatch picks one per device at run time.
 #pragma once
 
+#include <cstdint>
+#include <tuple>
+#include <utility>
+
+#include "dispatch/work.hpp"
+
 namespace tilesort {
 namespace detail {
 
@@ -26,7 +32,7 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
 };
 
 /// Hopper (sm_90) tuning; also used on every GPU whose blocks can have the
-/// shared memory Block3 needs (sm_80 and newer).
+/// shared memory the largest block shape needs (sm_80 and newer).
 struct Sm90Policy {
   // Up to 128 keys (kWarpSortMax): sub-warp bitonic networks, several
   // segments per warp. The kernel is latency bound (segment id -> offsets ->
@@ -35,10 +41,13 @@ struct Sm90Policy {
   static constexpr int kWarpKernelMinBlocks = 4;
   // One block per segment. Shapes from measurements of cub::BlockRadixSort
   // per segment size on an H200 (see ../shared/ANCHORS.md calibration).
-  using Block0 = BlockSortShape<64, 4, BlockAlgorithm::merge>;       // 129..256
-  using Block1 = BlockSortShape<128, 8, BlockAlgorithm::radix, 4>;   // 257..1024
-  using Block2 = BlockSortShape<256, 16, BlockAlgorithm::radix, 5>;  // 1025..4096
-  using Block3 = BlockSortShape<512, 16, BlockAlgorithm::radix, 5>;  // 4097..8192
+  // Ascending sizes; a segment goes to the first shape that holds it, so a
+  // short segment never pays for a much larger tile.
+  using BlockShapes = std::tuple<BlockSortShape<64, 4, BlockAlgorithm::merge>,       // 129..256
+                                 BlockSortShape<128, 8, BlockAlgorithm::radix, 4>,   // 257..1024
+                                 BlockSortShape<256, 8, BlockAlgorithm::radix, 5>,   // 1025..2048
+                                 BlockSortShape<256, 16, BlockAlgorithm::radix, 5>,  // 2049..4096
+                                 BlockSortShape<512, 16, BlockAlgorithm::radix, 5>>; // 4097..8192
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;
@@ -49,10 +58,32 @@ struct Sm90Policy {
 };
 
 /// Turing (sm_75): 64 KB of shared memory per block caps the one-block sort
-/// at Block2's size; Block3 repeats it and so never receives a segment.
+/// at 4096 keys; the last shape repeats the one before and so never
+/// receives a segment.
 struct Sm75Policy : Sm90Policy {
-  using Block3 = Block2;
+  using BlockShapes = std::tuple<std::tuple_element_t<0, Sm90Policy::BlockShapes>,
+                                 std::tuple_element_t<1, Sm90Policy::BlockShapes>,
+                                 std::tuple_element_t<2, Sm90Policy::BlockShapes>,
+                                 std::tuple_element_t<3, Sm90Policy::BlockShapes>,
+                                 std::tuple_element_t<3, Sm90Policy::BlockShapes>>;
 };
+
+static_assert(std::tuple_size_v<Sm90Policy::BlockShapes> == kNumBlockClasses, "one shape per block class");
+static_assert(std::tuple_size_v<Sm75Policy::BlockShapes> == kNumBlockClasses, "one shape per block class");
+
+/// Block shape B of a policy.
+template <class Policy, int B>
+using BlockShapeOf = std::tuple_element_t<B, typename Policy::BlockShapes>;
+
+/// Longest range each block shape of a policy sorts, in class order.
+template <class Policy, std::size_t... B>
+constexpr BlockClassLimits block_class_limits_impl(std::index_sequence<B...>) {
+  return BlockClassLimits{{std::uint32_t(BlockShapeOf<Policy, int(B)>::kTileItems)...}};
+}
+template <class Policy>
+constexpr BlockClassLimits block_class_limits() {
+  return block_class_limits_impl<Policy>(std::make_index_sequence<std::tuple_size_v<typename Policy::BlockShapes>>());
+}
 
 }  // namespace detail
 }  // namespace tilesort

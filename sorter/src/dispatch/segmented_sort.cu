@@ -43,10 +43,10 @@ constexpr std::size_t kAlign = 256;
 // The smallest one-block capacity among compiled policies bounds how many
 // buckets the MSD path can create, so one workspace fits every policy.
 #ifdef TILESORT_WITH_SM75_POLICY
-constexpr std::uint32_t kMinBlockBig = std::min<std::uint32_t>(Sm90Policy::Block3::kTileItems,
-                                                               Sm75Policy::Block3::kTileItems);
+constexpr std::uint32_t kMinBlockBig = std::min<std::uint32_t>(block_class_limits<Sm90Policy>().max_length[kNumBlockClasses - 1],
+                                                               block_class_limits<Sm75Policy>().max_length[kNumBlockClasses - 1]);
 #else
-constexpr std::uint32_t kMinBlockBig = Sm90Policy::Block3::kTileItems;
+constexpr std::uint32_t kMinBlockBig = block_class_limits<Sm90Policy>().max_length[kNumBlockClasses - 1];
 #endif
 constexpr std::uint32_t kMsdChunk = Sm90Policy::Msd::kTileItems;
 static_assert(Sm90Policy::kMaxMsdRounds <= kMaxMsdRoundsAny, "work lists hold kMaxMsdRoundsAny rounds");
@@ -92,11 +92,13 @@ Layout make_layout(const SortPlan& plan) {
     // Each round splits a bucket into at most 256 children, and a list can
     // hold no more children than items / its shortest length.
     const std::uint64_t per_round = std::min<std::uint64_t>(plan.max_items, std::uint64_t(l.max_buckets) * 256);
-    const std::uint64_t shortest[kNumChildLists] = {1, kWarpSortMax + 1, Sm90Policy::Block0::kTileItems + 1,
-                                                   Sm90Policy::Block1::kTileItems + 1,
-                                                   Sm90Policy::Block2::kTileItems + 1};
-    for (int k = 0; k < kNumChildLists; ++k)
-      l.max_children[k] = std::uint32_t(kMaxMsdRoundsAny * std::min(per_round, plan.max_items / shortest[k] + 1));
+    // The shortest range of a list: 1 for the warp list (a single key still
+    // has to come home from scratch), else one past the previous class.
+    constexpr BlockClassLimits limits = block_class_limits<Sm90Policy>();
+    for (int k = 0; k < kNumChildLists; ++k) {
+      const std::uint64_t shortest = k == 0 ? 1 : k == 1 ? kWarpSortMax + 1 : limits.max_length[k - 2] + 1;
+      l.max_children[k] = std::uint32_t(kMaxMsdRoundsAny * std::min(per_round, plan.max_items / shortest + 1));
+    }
     l.max_fallback = l.max_buckets;
   }
   carve.take(sizeof(DeviceStatus));  // at offset 0: device_status() relies on it
@@ -170,16 +172,15 @@ cudaError_t launch_for_policy(const SortPlan& plan, const LaunchContext& ctx) {
 
 template <class Policy>
 void fill_policy_bounds(CountSource& src) {
-  src.block_class_max[0] = Policy::Block0::kTileItems;
-  src.block_class_max[1] = Policy::Block1::kTileItems;
-  src.block_class_max[2] = Policy::Block2::kTileItems;
-  src.block_class_max[3] = Policy::Block3::kTileItems;
+  constexpr BlockClassLimits limits = block_class_limits<Policy>();
+  for (int b = 0; b < kNumBlockClasses; ++b) src.block_class_max[b] = limits.max_length[b];
 }
 
 /// Shared memory the policy's largest block needs for the widest types.
 template <class Policy>
 std::size_t largest_block_storage() {
-  using Widest = typename BlockSorter<typename Policy::Block3, std::uint64_t, std::uint64_t>::TempStorage;
+  using Widest =
+      typename BlockSorter<BlockShapeOf<Policy, kNumBlockClasses - 1>, std::uint64_t, std::uint64_t>::TempStorage;
   return sizeof(Widest);
 }
 

@@ -23,6 +23,7 @@ enum SizeClass : int {
   kClassBlock1,     //   their size limits come from the policy
   kClassBlock2,
   kClassBlock3,
+  kClassBlock4,
   kClassLarge,      // MSD rounds across blocks
   kNumClasses,
   kNumWarpClasses = kClassBlock0,
