@@ -214,11 +214,20 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
 
     histogram[t] = 0;
     __syncthreads();
-    // Plain shared atomics: cheaper than grouping equal digits first,
-    // except for heavily repeated digits.
-#pragma unroll 4
-    for (std::uint32_t i = t; i < count; i += Shape::kThreads)
-      atomicAdd(&histogram[digit_of(data.codec.encode(src_keys[start + i]), low, bits)], 1u);
+    // All of the thread's loads are issued before the first atomic, so the
+    // chunk is read with full memory-level parallelism. Plain shared atomics:
+    // cheaper than grouping equal digits first, except for heavily repeated
+    // digits.
+    Bits key[Shape::kItemsMax];
+#pragma unroll
+    for (int r = 0; r < Shape::kItemsMax; ++r) {
+      const std::uint32_t i = std::uint32_t(r * Shape::kThreads + t);
+      if (i < count) key[r] = src_keys[start + i];
+    }
+#pragma unroll
+    for (int r = 0; r < Shape::kItemsMax; ++r)
+      if (std::uint32_t(r * Shape::kThreads + t) < count)
+        atomicAdd(&histogram[digit_of(data.codec.encode(key[r]), low, bits)], 1u);
     __syncthreads();
     rl.chunk_hist[std::uint64_t(chunk) * kDigits + t] = histogram[t];
     __threadfence();
