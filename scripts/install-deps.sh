@@ -4,7 +4,7 @@
 # prerequisite (see README); this script only checks that nvcc can be found.
 set -euo pipefail
 
-packages=(cmake make g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev)
+packages=(cmake make g++ libgtest-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -32,8 +32,8 @@ cudaError_t launch_block_classes(const LaunchContext& ctx, const SortData<Bits, 
     return cudaSuccess;
   } else {
     constexpr BlockClassLimits limits = block_class_limits<Policy>();
-    constexpr std::uint32_t min_length = B == 0 ? kWarpSortMax + 1 : limits.max_length[B == 0 ? 0 : B - 1] + 1;
-    const cudaError_t err = launch_block_class<BlockShapeOf<Policy, B>, kClassBlock0 + B>(ctx, data, min_length);
+    const cudaError_t err = launch_block_class<BlockShapeOf<Policy, B>, kClassBlock0 + B>(
+        ctx, data, block_class_min(limits.max_length, B));
     if (err != cudaSuccess) return err;
     return launch_block_classes<Policy, B + 1>(ctx, data);
   }

@@ -96,7 +96,7 @@ Layout make_layout(const SortPlan& plan) {
     // has to come home from scratch), else one past the previous class.
     constexpr BlockClassLimits limits = block_class_limits<Sm90Policy>();
     for (int k = 0; k < kNumChildLists; ++k) {
-      const std::uint64_t shortest = k == 0 ? 1 : k == 1 ? kWarpSortMax + 1 : limits.max_length[k - 2] + 1;
+      const std::uint64_t shortest = k == 0 ? 1 : block_class_min(limits.max_length, k - 1);
       l.max_children[k] = std::uint32_t(kMaxMsdRoundsAny * std::min(per_round, plan.max_items / shortest + 1));
     }
     l.max_fallback = l.max_buckets;

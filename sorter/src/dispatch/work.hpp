@@ -117,6 +117,12 @@ struct BlockClassLimits {
   std::uint32_t max_length[kNumBlockClasses];
 };
 
+/// Shortest range of block class b: one past the class before it.
+__host__ __device__ constexpr std::uint32_t block_class_min(const std::uint32_t (&max_length)[kNumBlockClasses],
+                                                            int b) {
+  return b == 0 ? kWarpSortMax + 1 : max_length[b - 1] + 1;
+}
+
 /// Where counts come from and what they may not exceed.
 struct CountSource {
   const void* offsets;

@@ -73,10 +73,10 @@ __device__ __forceinline__ int find_bucket(const Bucket* buckets, std::uint32_t 
   return *shared_slot;
 }
 
-/// Loads chunk [start, start + count) of `src_keys`, counts its digits
-/// [low, low + bits) into s.histogram, and leaves in s.dest_base[d] the
-/// exclusive prefix of digit d within the chunk (the caller turns it into a
-/// destination). Ends with a barrier.
+/// Loads chunk [start, start + count) of `src_keys` in blocked order (the
+/// order the stable sort keeps), encodes the keys, counts their digits
+/// [low, low + bits) into s.histogram, and gives thread t the start of digit
+/// t within the chunk in `digit_start`. Ends with a barrier.
 template <class Shape, class Bits, class Value>
 __device__ __forceinline__ void load_and_count_chunk(const SortData<Bits, Value>& data, const Bits* src_keys,
                                                      std::uint64_t start, std::uint32_t count, int low, int bits,
@@ -160,8 +160,7 @@ __device__ __forceinline__ void route_child(const Task& child, const RoundLists&
     std::uint32_t capacity = lists.max_children[0];
 #pragma unroll
     for (int b = 0; b < kNumBlockClasses; ++b) {
-      const std::uint32_t class_min = b == 0 ? kWarpSortMax + 1 : block_class_max[b - 1] + 1;
-      if (child.length >= class_min) {
+      if (child.length >= block_class_min(block_class_max, b)) {
         list = 1 + b;
         tasks = lists.child_tasks[1 + b];
         capacity = lists.max_children[1 + b];
