@@ -35,6 +35,7 @@
 #include "methods/method.hpp"
 #include "parallel.hpp"
 #include "report.hpp"
+#include "suites.hpp"
 #include "timing.hpp"
 #include "variants.hpp"
 #include "verify.hpp"
@@ -100,6 +101,13 @@ std::vector<std::string> method_names() {
   return names;
 }
 
+std::string suite_help() {
+  std::string text;
+  for (const SuiteInfo& suite : all_suites())
+    text += "                           " + std::string(suite.name) + ": " + suite.help + "\n";
+  return text;
+}
+
 void print_usage(std::FILE* to) {
   std::fprintf(to,
                "usage: tilesort-bench [options]\n"
@@ -118,9 +126,13 @@ void print_usage(std::FILE* to) {
                "  --tests-passed N --tests-failed N --tests-skipped N\n"
                "                         test counts to record in the same reports\n"
                "  --list-workloads       generate the workloads, print their shape, exit (no GPU)\n"
+               "  --suite NAME           run another suite instead (takes --reps, --warmup, --quick,\n"
+               "                         --out, --commit and its own options):\n"
+               "%s"
                "  --help\n",
                join(all_workload_names()).c_str(), join(variant_names()).c_str(), join(method_names()).c_str(),
-               kDefaultSegmentedRadixSkip, kDefaultReps, kDefaultWarmup, kQuickReps, kQuickWarmup, kDefaultOut);
+               kDefaultSegmentedRadixSkip, kDefaultReps, kDefaultWarmup, kQuickReps, kQuickWarmup, kDefaultOut,
+               suite_help().c_str());
 }
 
 [[noreturn]] void usage_error(const std::string& message) {
@@ -215,6 +227,8 @@ Options parse_options(int argc, char** argv) {
       o.tests_skipped = parse_count(flag, value(), 0);
     } else if (flag == "--list-workloads") {
       o.list_workloads = true;
+    } else if (flag == "--suite") {
+      value();  // "segmented": this suite
     } else {
       usage_error("unknown option '" + flag + "'");
     }
@@ -470,7 +484,56 @@ std::string command_line(int argc, char** argv) {
   return line;
 }
 
+/// --suite NAME: the shared options are parsed here, the rest is the suite's.
+int run_suite(const std::string& name, int argc, char** argv) {
+  const SuiteInfo* suite = nullptr;
+  for (const SuiteInfo& s : all_suites())
+    if (name == s.name) suite = &s;
+  if (suite == nullptr) usage_error("unknown suite '" + name + "'");
+
+  SuiteOptions o;
+  o.out = std::string("bench/results/latest-") + name;
+  o.commit = "unknown";
+  bool quick = false, reps_given = false, warmup_given = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) usage_error(flag + " needs a value");
+      return argv[++i];
+    };
+    if (flag == "--suite") {
+      ++i;
+    } else if (flag == "--reps") {
+      o.reps = static_cast<int>(parse_count(flag, value(), 1));
+      reps_given = true;
+    } else if (flag == "--warmup") {
+      o.warmup = static_cast<int>(parse_count(flag, value(), 0));
+      warmup_given = true;
+    } else if (flag == "--quick") {
+      quick = true;
+    } else if (flag == "--out") {
+      o.out = value();
+    } else if (flag == "--commit") {
+      o.commit = value();
+    } else {
+      o.args.push_back(flag);
+    }
+  }
+  if (quick && !reps_given) o.reps = kQuickReps;
+  if (quick && !warmup_given) o.warmup = kQuickWarmup;
+
+  const Device gpu = open_device();
+  std::fprintf(stderr, "tilesort-bench: suite %s on %s\n", name.c_str(), gpu.summary.c_str());
+  o.date = utc_now_iso8601();
+  o.device = gpu.summary;
+  o.command_line = command_line(argc, argv);
+  return suite->run(o);
+}
+
 int run(int argc, char** argv) {
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--suite") == 0 && std::strcmp(argv[i + 1], "segmented") != 0)
+      return run_suite(argv[i + 1], argc, argv);
   const Options options = parse_options(argc, argv);
   if (options.list_workloads) return list_workloads(options);
 

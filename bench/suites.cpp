@@ -1,0 +1,43 @@
+#include "suites.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+namespace bench {
+namespace {
+std::vector<SuiteInfo>& registry() {
+  static std::vector<SuiteInfo> suites;  // function-local: safe during static initialisation
+  return suites;
+}
+bool write_one(const std::string& path, const std::string& text) {
+  std::ofstream file(path, std::ios::binary);
+  file << text;
+  file.close();
+  if (!file) {
+    std::fprintf(stderr, "tilesort-bench: could not write %s\n", path.c_str());
+    return false;
+  }
+  std::fprintf(stderr, "tilesort-bench: wrote %s\n", path.c_str());
+  return true;
+}
+}  // namespace
+
+const std::vector<SuiteInfo>& all_suites() { return registry(); }
+
+SuiteRegistrar::SuiteRegistrar(const char* name, const char* help, SuiteFunction run) {
+  registry().push_back({name, help, run});
+}
+
+bool write_suite_reports(const std::string& prefix, const std::string& markdown, const std::string& json) {
+  const std::filesystem::path out(prefix);
+  if (out.has_parent_path()) {
+    std::error_code ec;
+    std::filesystem::create_directories(out.parent_path(), ec);
+  }
+  bool ok = write_one(prefix + ".md", markdown);
+  ok &= write_one(prefix + ".json", json);
+  return ok;
+}
+
+}  // namespace bench
