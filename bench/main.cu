@@ -129,6 +129,7 @@ void print_usage(std::FILE* to) {
                "  --suite NAME           run another suite instead (takes --reps, --warmup, --quick,\n"
                "                         --out, --commit and its own options):\n"
                "%s"
+               "  --list-suites          print the extra suites' names, one per line, exit\n"
                "  --help\n",
                join(all_workload_names()).c_str(), join(variant_names()).c_str(), join(method_names()).c_str(),
                kDefaultSegmentedRadixSkip, kDefaultReps, kDefaultWarmup, kQuickReps, kQuickWarmup, kDefaultOut,
@@ -531,6 +532,10 @@ int run_suite(const std::string& name, int argc, char** argv) {
 }
 
 int run(int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--list-suites") == 0) {
+    for (const SuiteInfo& suite : all_suites()) std::printf("%s\n", suite.name);
+    return 0;
+  }
   for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], "--suite") == 0 && std::strcmp(argv[i + 1], "segmented") != 0)
       return run_suite(argv[i + 1], argc, argv);

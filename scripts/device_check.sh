@@ -1,39 +1,63 @@
 #!/usr/bin/env bash
-# One call on a GPU machine: the whole GPU test suite, compute-sanitizer
-# (memcheck, racecheck, synccheck) on the sanitizer subset, then the full
-# benchmark with the test counts recorded in its reports.
+# One call on a GPU machine: every test binary, compute-sanitizer (memcheck,
+# racecheck, synccheck) on each binary's *Sanitizer* subset, then the full
+# segmented-sort benchmark and every extra suite, with the test counts
+# recorded in the reports.
 #
 #   scripts/device_check.sh BIN_DIR OUT_DIR COMMIT
 #
-# BIN_DIR holds tilesort_host_tests, tilesort_gpu_tests and tilesort-bench
-# (built on another machine is fine: they link the CUDA runtime statically).
-# Writes OUT_DIR/{tests-*.txt,sanitizer-*.txt,summary.txt,bench.md,bench.json}.
+# BIN_DIR holds tilesort_*_tests and tilesort-bench (built on another machine
+# is fine: they link the CUDA runtime statically). Vulkan tests need the
+# loader and driver set up by the caller (see docs/interop.md).
+# Writes OUT_DIR/summary.txt, bench.{md,json}, suites.md and logs.tar.gz (every
+# log and suite report): few files, because the device tool returns at most 8.
 set -uo pipefail
 bin="$1"; out="$2"; commit="$3"
-mkdir -p "$out"
+logs="$out/logs"
+mkdir -p "$logs"
 
 count() {  # count KIND FILE: the number gtest printed for [  KIND  ] N tests
   grep -E "^\[  $1 +\] [0-9]+ test" "$2" | head -n 1 | grep -oE '[0-9]+' | head -n 1
 }
 
 passed=0; failed=0; skipped=0
-for suite in host gpu; do
-  log="$out/tests-$suite.txt"
-  "$bin/tilesort_${suite}_tests" >"$log" 2>&1
-  echo "tests-$suite: exit $?"
+tests=("$bin"/tilesort_*_tests)
+for test in "${tests[@]}"; do
+  name="$(basename "$test")"
+  log="$logs/$name.txt"
+  "$test" >"$log" 2>&1
+  rc=$?
   p=$(count PASSED "$log"); f=$(count FAILED "$log"); s=$(count SKIPPED "$log")
+  echo "$name: exit $rc, ${p:-0} passed, ${f:-0} failed, ${s:-0} skipped" | tee -a "$out/summary.txt"
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0})); skipped=$((skipped + ${s:-0}))
 done
-echo "tests: $passed passed, $failed failed, $skipped skipped" | tee "$out/summary.txt"
+echo "tests: $passed passed, $failed failed, $skipped skipped" | tee -a "$out/summary.txt"
 
-for tool in memcheck racecheck synccheck; do
-  log="$out/sanitizer-$tool.txt"
-  compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin/tilesort_gpu_tests" --gtest_filter='*Sanitizer*' >"$log" 2>&1
-  rc=$?
-  echo "sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED)' "$log" | tr '\n' ' ')" |
-    tee -a "$out/summary.txt"
+for test in "${tests[@]}"; do
+  name="$(basename "$test")"
+  "$test" --gtest_list_tests --gtest_filter='*Sanitizer*' 2>/dev/null | grep -q '^  ' || continue
+  for tool in memcheck racecheck synccheck; do
+    log="$logs/sanitizer-$tool-$name.txt"
+    compute-sanitizer --tool "$tool" --error-exitcode 99 "$test" --gtest_filter='*Sanitizer*' >"$log" 2>&1
+    rc=$?
+    echo "sanitizer $tool $name: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED|SKIPPED)' "$log" | tr '\n' ' ')" |
+      tee -a "$out/summary.txt"
+  done
 done
 
 "$bin/tilesort-bench" --commit "$commit" --tests-passed "$passed" --tests-failed "$failed" \
-  --tests-skipped "$skipped" --out "$out/bench" 2>"$out/bench-progress.txt" | grep -A14 '^## Summary'
+  --tests-skipped "$skipped" --out "$out/bench" 2>"$logs/bench-progress.txt" | grep -A14 '^## Summary'
 echo "bench: exit ${PIPESTATUS[0]}" | tee -a "$out/summary.txt"
+
+# Extra suites (binning, block sort, interop, ...): whatever this build registered.
+suites=$("$bin/tilesort-bench" --list-suites)
+: >"$out/suites.md"
+for suite in $suites; do
+  "$bin/tilesort-bench" --suite "$suite" --commit "$commit" --out "$logs/suite-$suite" \
+    >"$logs/suite-$suite-stdout.txt" 2>"$logs/suite-$suite-progress.txt"
+  rc=$?
+  echo "suite $suite: exit $rc" | tee -a "$out/summary.txt"
+  { [ -f "$logs/suite-$suite.md" ] && cat "$logs/suite-$suite.md"; echo; } >>"$out/suites.md"
+done
+
+tar -C "$out" -czf "$out/logs.tar.gz" logs && rm -rf "$logs"
