@@ -35,6 +35,27 @@ inline std::uint32_t segments_for(std::uint32_t num_items, std::uint32_t segment
   return (num_items + segment_stride - 1) / segment_stride;
 }
 
+/// CPU mirrors of the shader's hashes and layout (frame_common.glsl), for
+/// tests that check the generator against a reference.
+inline std::uint32_t hash32(std::uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+inline std::uint32_t key_of(const FramePushConstants& f, std::uint32_t index) {
+  return hash32(index ^ hash32(f.seed)) & f.key_mask;
+}
+inline std::uint32_t segment_start(const FramePushConstants& f, std::uint32_t s) {
+  if (s == 0) return 0;
+  if (s >= f.num_segments) return f.num_items;
+  const std::uint32_t jitter = hash32(s + 0x68e31da4u * f.seed) % f.segment_stride;
+  const std::uint32_t start = s * f.segment_stride + jitter;
+  return start < f.num_items ? start : f.num_items;
+}
+
 /// Mirrors `Verdict` in frame_common.glsl.
 struct FrameVerdict {
   std::uint32_t num_items;

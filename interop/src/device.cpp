@@ -257,8 +257,7 @@ Status VulkanDevice::create(VkInstance instance, VkPhysicalDevice physical, VkDe
   vkGetPhysicalDeviceFeatures2(physical, &f2);
   if (f12.timelineSemaphore != VK_TRUE) missing += " timelineSemaphore(feature)";
   if (!missing.empty() && require == Require::all) {
-    std::string text = std::string("not enabled on this VkDevice (enable device_extensions() and RequiredFeatures; "
-                                   "check_device_support says what the GPU lacks):") + missing;
+    std::string text = "not enabled on the VkDevice:" + missing + " (enable device_extensions(), RequiredFeatures)";
     return Status(StatusCode::missing_vulkan_support, text.c_str());
   }
   *out = d;
