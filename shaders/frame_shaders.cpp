@@ -15,6 +15,9 @@ const std::uint32_t kGenerateSpirv[] = {
 const std::uint32_t kVerifySpirv[] = {
 #include "verify.spv.inc"
 };
+const std::uint32_t kTimestampSpirv[] = {
+#include "timestamp.spv.inc"
+};
 }  // namespace
 
 const std::uint32_t* generate_spirv(std::size_t* words) {
@@ -24,6 +27,11 @@ const std::uint32_t* generate_spirv(std::size_t* words) {
 const std::uint32_t* verify_spirv(std::size_t* words) {
   *words = sizeof(kVerifySpirv) / 4;
   return kVerifySpirv;
+}
+
+const std::uint32_t* timestamp_spirv(std::size_t* words) {
+  *words = sizeof(kTimestampSpirv) / 4;
+  return kTimestampSpirv;
 }
 
 // --- HeadlessVulkan -------------------------------------------------------------
@@ -111,6 +119,25 @@ bool HeadlessVulkan::init(const Options& options, std::string* error) {
     vkGetPhysicalDeviceFeatures2(physical, &f2);
     features12.timelineSemaphore = supported.timelineSemaphore || !options.interop_optional;
   }
+  VkPhysicalDeviceShaderClockFeaturesKHR clock_features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+  if (options.shader_clock) {
+    VkPhysicalDeviceShaderClockFeaturesKHR supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+    VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    f2.pNext = &supported;
+    vkGetPhysicalDeviceFeatures2(physical, &f2);
+    std::uint32_t n = 0;
+    vkEnumerateDeviceExtensionProperties(physical, nullptr, &n, nullptr);
+    std::vector<VkExtensionProperties> available(n);
+    vkEnumerateDeviceExtensionProperties(physical, nullptr, &n, available.data());
+    bool have = false;
+    for (const auto& e : available) have = have || std::strcmp(e.extensionName, VK_KHR_SHADER_CLOCK_EXTENSION_NAME) == 0;
+    if (have && supported.shaderDeviceClock) {
+      extensions.push_back(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+      clock_features.shaderDeviceClock = VK_TRUE;
+      features12.pNext = &clock_features;
+      shader_clock_enabled = true;
+    }
+  }
   for (const char* e : extensions) enabled_extensions.push_back(e);
   timeline_enabled = features12.timelineSemaphore == VK_TRUE;
 
@@ -159,8 +186,8 @@ PlainBuffer::~PlainBuffer() {
   if (memory != VK_NULL_HANDLE) vkFreeMemory(device, memory, nullptr);  // unmaps implicitly
 }
 
-VkResult PlainBuffer::init(const HeadlessVulkan& vk, VkDeviceSize bytes, bool host_visible) {
-  device = vk.device;
+VkResult PlainBuffer::init(VkPhysicalDevice physical, VkDevice vk_device, VkDeviceSize bytes, bool host_visible) {
+  device = vk_device;
   size = bytes;
   VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   info.size = bytes;
@@ -170,7 +197,7 @@ VkResult PlainBuffer::init(const HeadlessVulkan& vk, VkDeviceSize bytes, bool ho
   VkMemoryRequirements req{};
   vkGetBufferMemoryRequirements(device, buffer, &req);
   VkPhysicalDeviceMemoryProperties mem{};
-  vkGetPhysicalDeviceMemoryProperties(vk.physical, &mem);
+  vkGetPhysicalDeviceMemoryProperties(physical, &mem);
   const VkMemoryPropertyFlags want = host_visible
                                          ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
                                          : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
@@ -319,6 +346,72 @@ void FramePipelines::record_verify(VkCommandBuffer cmd, const FramePushConstants
   barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
           VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
           VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+}
+
+// --- StampPipeline ---------------------------------------------------------------------
+StampPipeline::~StampPipeline() {
+  if (device_ == VK_NULL_HANDLE) return;
+  if (pipeline_ != VK_NULL_HANDLE) vkDestroyPipeline(device_, pipeline_, nullptr);
+  if (pool_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(device_, pool_, nullptr);
+  if (pipeline_layout_ != VK_NULL_HANDLE) vkDestroyPipelineLayout(device_, pipeline_layout_, nullptr);
+  if (set_layout_ != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device_, set_layout_, nullptr);
+}
+
+VkResult StampPipeline::init(VkDevice device, VkBuffer stamps) {
+  device_ = device;
+  VkDescriptorSetLayoutBinding binding{};
+  binding.binding = 0;
+  binding.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  binding.descriptorCount = 1;
+  binding.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_info.bindingCount = 1;
+  set_info.pBindings = &binding;
+  VkResult r = vkCreateDescriptorSetLayout(device, &set_info, nullptr, &set_layout_);
+  if (r != VK_SUCCESS) return r;
+  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, 4};
+  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &set_layout_;
+  layout_info.pushConstantRangeCount = 1;
+  layout_info.pPushConstantRanges = &push;
+  r = vkCreatePipelineLayout(device, &layout_info, nullptr, &pipeline_layout_);
+  if (r != VK_SUCCESS) return r;
+  std::size_t words = 0;
+  const std::uint32_t* code = timestamp_spirv(&words);
+  r = make_pipeline(device, pipeline_layout_, code, words, &pipeline_);
+  if (r != VK_SUCCESS) return r;
+  VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1};
+  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool_info.maxSets = 1;
+  pool_info.poolSizeCount = 1;
+  pool_info.pPoolSizes = &pool_size;
+  r = vkCreateDescriptorPool(device, &pool_info, nullptr, &pool_);
+  if (r != VK_SUCCESS) return r;
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = pool_;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &set_layout_;
+  r = vkAllocateDescriptorSets(device, &alloc, &set_);
+  if (r != VK_SUCCESS) return r;
+  const VkDescriptorBufferInfo info{stamps, 0, VK_WHOLE_SIZE};
+  VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  write.dstSet = set_;
+  write.dstBinding = 0;
+  write.descriptorCount = 1;
+  write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  write.pBufferInfo = &info;
+  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
+  return VK_SUCCESS;
+}
+
+void StampPipeline::record(VkCommandBuffer cmd, std::uint32_t slot) const {
+  barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+          VK_ACCESS_SHADER_WRITE_BIT);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set_, 0, nullptr);
+  vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &slot);
+  vkCmdDispatch(cmd, 1, 1, 1);
 }
 
 }  // namespace frame_shaders

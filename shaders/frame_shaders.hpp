@@ -19,6 +19,7 @@ namespace frame_shaders {
 /// SPIR-V words, compiled by glslc at build time.
 const std::uint32_t* generate_spirv(std::size_t* words);
 const std::uint32_t* verify_spirv(std::size_t* words);
+const std::uint32_t* timestamp_spirv(std::size_t* words);
 
 /// Mirrors `Frame` in frame_common.glsl.
 struct FramePushConstants {
@@ -92,6 +93,8 @@ class HeadlessVulkan {
   struct Options {
     bool interop = true;
     bool interop_optional = false;
+    /// Also enable VK_KHR_shader_clock + shaderDeviceClock when offered (timestamp.comp).
+    bool shader_clock = false;
     /// Prefer a physical device whose name contains this (e.g. "llvmpipe"); empty: the first discrete/integrated GPU, else the first.
     std::string prefer_name;
   };
@@ -107,6 +110,7 @@ class HeadlessVulkan {
   std::string device_name;
   std::vector<std::string> enabled_extensions;
   bool timeline_enabled = false;
+  bool shader_clock_enabled = false;
 };
 
 /// Buffers one frame-shader dispatch binds (binding 0..3).
@@ -148,6 +152,27 @@ class FramePipelines {
   VkPipeline verify_ = VK_NULL_HANDLE;
 };
 
+/// timestamp.comp: one invocation writes the device real-time clock (ns) to
+/// a uint64 slot of `stamps`. Needs HeadlessVulkan::shader_clock_enabled.
+class StampPipeline {
+ public:
+  StampPipeline() = default;
+  ~StampPipeline();
+  StampPipeline(const StampPipeline&) = delete;
+  StampPipeline& operator=(const StampPipeline&) = delete;
+  VkResult init(VkDevice device, VkBuffer stamps);
+  /// Records a barrier after earlier work, then the stamp into `slot`.
+  void record(VkCommandBuffer cmd, std::uint32_t slot) const;
+
+ private:
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+};
+
 /// A plain (non-shared) buffer, optionally host-visible and mapped.
 struct PlainBuffer {
   VkDevice device = VK_NULL_HANDLE;
@@ -159,7 +184,10 @@ struct PlainBuffer {
   ~PlainBuffer();
   PlainBuffer(const PlainBuffer&) = delete;
   PlainBuffer& operator=(const PlainBuffer&) = delete;
-  VkResult init(const HeadlessVulkan& vk, VkDeviceSize bytes, bool host_visible);
+  VkResult init(VkPhysicalDevice physical, VkDevice device, VkDeviceSize bytes, bool host_visible);
+  VkResult init(const HeadlessVulkan& vk, VkDeviceSize bytes, bool host_visible) {
+    return init(vk.physical, vk.device, bytes, host_visible);
+  }
 };
 
 /// Allocates a primary command buffer from `vk.command_pool`.
