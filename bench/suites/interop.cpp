@@ -45,6 +45,7 @@ namespace fs = tilesort::frame_shaders;
 
 constexpr int kExitFailed = 1;
 constexpr int kExitNoInterop = 2;
+constexpr std::uint32_t kStamps = 6;  // timestamps per latency frame
 
 bool check(const tilesort::Status& s, const char* what) {
   if (s.ok()) return true;
@@ -62,6 +63,7 @@ struct SortRow {
 struct LatencyRow {
   int frames = 0;
   Stats signal_to_cuda_us, cuda_to_vulkan_us, host_round_trip_us;
+  Stats vulkan_to_vulkan_us, cuda_to_cuda_us;  // references: the same handoff within one API
   std::string verdict;
 };
 
@@ -177,7 +179,7 @@ LatencyRow measure_latency(const fs::HeadlessVulkan& vk, const ti::VulkanDevice&
   }
   ti::SharedBuffer stamps;
   ti::SharedTimelineSemaphore sem;
-  if (!check(ti::SharedBuffer::create(device, cuda_device, 4 * 8 * std::size_t(frames), &stamps), "stamps") ||
+  if (!check(ti::SharedBuffer::create(device, cuda_device, kStamps * 8 * std::size_t(frames), &stamps), "stamps") ||
       !check(ti::SharedTimelineSemaphore::create(device, cuda_device, 0, &sem), "semaphore")) {
     row.verdict = "set-up failed";
     return row;
@@ -187,34 +189,42 @@ LatencyRow measure_latency(const fs::HeadlessVulkan& vk, const ti::VulkanDevice&
     row.verdict = "timestamp pipeline failed";
     return row;
   }
-  std::vector<VkCommandBuffer> cmds(2 * std::size_t(frames));
+  std::vector<VkCommandBuffer> cmds(4 * std::size_t(frames));
   VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, vk.command_pool,
                                    VK_COMMAND_BUFFER_LEVEL_PRIMARY, std::uint32_t(cmds.size())};
   if (vkAllocateCommandBuffers(vk.device, &info, cmds.data()) != VK_SUCCESS) {
     row.verdict = "command buffers failed";
     return row;
   }
+  // Stamp slots per frame: 0 Vulkan before its signal, 1 CUDA start, 2 CUDA
+  // end, 3 Vulkan after its wait; 4 and 5 the Vulkan -> Vulkan reference.
+  const std::uint32_t vk_slot[4] = {0, 3, 4, 5};
   for (int f = 0; f < frames; ++f)
-    for (int k = 0; k < 2; ++k) {
-      VkCommandBuffer cmd = cmds[2 * f + k];
+    for (int k = 0; k < 4; ++k) {
+      VkCommandBuffer cmd = cmds[4 * f + k];
       VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
       vkBeginCommandBuffer(cmd, &begin);
-      pipeline.record(cmd, std::uint32_t(4 * f + (k == 0 ? 0 : 3)));
+      pipeline.record(cmd, std::uint32_t(kStamps * f + vk_slot[k]));
       vkEndCommandBuffer(cmd);
     }
   auto* d_stamps = stamps.cuda_as<std::uint64_t>();
   std::vector<float> host_us;
   for (int f = 0; f < frames; ++f) {
-    const std::uint64_t v = 3ull * f;
+    const std::uint64_t v = 5ull * f;
+    const std::uint32_t slot = kStamps * std::uint32_t(f);
     const auto t0 = std::chrono::steady_clock::now();
-    bool ok = sem.vk_submit(vk.queue, {cmds[2 * f]}, v, v + 1).ok();                  // T0, signal v+1
+    bool ok = sem.vk_submit(vk.queue, {cmds[4 * f]}, v, v + 1).ok();                     // T0, signal v+1
     ok = ok && sem.cuda_wait(v + 1, stream).ok();
-    ok = ok && launch_globaltimer_stamp(d_stamps, 4 * f + 1, stream) == cudaSuccess;   // T1: CUDA starts
-    ok = ok && launch_globaltimer_stamp(d_stamps, 4 * f + 2, stream) == cudaSuccess;   // T2: CUDA's last work
+    ok = ok && launch_globaltimer_stamp(d_stamps, slot + 1, stream) == cudaSuccess;       // T1: CUDA starts
+    ok = ok && launch_globaltimer_stamp(d_stamps, slot + 2, stream) == cudaSuccess;       // T2: CUDA's last work
     ok = ok && sem.cuda_signal(v + 2, stream).ok();
-    ok = ok && sem.vk_submit(vk.queue, {cmds[2 * f + 1]}, v + 2, v + 3).ok();          // T3: Vulkan wakes
+    ok = ok && sem.vk_submit(vk.queue, {cmds[4 * f + 1]}, v + 2, v + 3).ok();             // T3: Vulkan wakes
     ok = ok && sem.host_wait(v + 3, 10ull * 1000000000ull).ok();
     const auto t1 = std::chrono::steady_clock::now();
+    // Reference: the same semaphore handoff between two Vulkan submissions.
+    ok = ok && sem.vk_submit(vk.queue, {cmds[4 * f + 2]}, v + 3, v + 4).ok();
+    ok = ok && sem.vk_submit(vk.queue, {cmds[4 * f + 3]}, v + 4, v + 5).ok();
+    ok = ok && sem.host_wait(v + 5, 10ull * 1000000000ull).ok();
     if (!ok) {
       row.verdict = "handoff failed at frame " + std::to_string(f);
       BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -223,18 +233,23 @@ LatencyRow measure_latency(const fs::HeadlessVulkan& vk, const ti::VulkanDevice&
     host_us.push_back(std::chrono::duration<float, std::micro>(t1 - t0).count());
   }
   BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<std::uint64_t> t(4 * std::size_t(frames));
+  std::vector<std::uint64_t> t(kStamps * std::size_t(frames));
   BENCH_CUDA_CHECK(cudaMemcpy(t.data(), d_stamps, t.size() * 8, cudaMemcpyDeviceToHost));
-  std::vector<float> a, b;
+  std::vector<float> a, b, c, d;
   int negative = 0;
   const int skip = std::min(3, frames / 4);  // first frames pay for lazy driver set-up
   for (int f = skip; f < frames; ++f) {
-    const std::int64_t d1 = std::int64_t(t[4 * f + 1] - t[4 * f + 0]);
-    const std::int64_t d2 = std::int64_t(t[4 * f + 3] - t[4 * f + 2]);
+    const std::uint64_t* s = &t[kStamps * std::size_t(f)];
+    const std::int64_t d1 = std::int64_t(s[1] - s[0]);
+    const std::int64_t d2 = std::int64_t(s[3] - s[2]);
     if (d1 < 0 || d2 < 0) ++negative;
     a.push_back(float(d1) / 1000.0f);
     b.push_back(float(d2) / 1000.0f);
+    c.push_back(float(std::int64_t(s[5] - s[4])) / 1000.0f);
+    d.push_back(float(std::int64_t(s[2] - s[1])) / 1000.0f);
   }
+  row.vulkan_to_vulkan_us = summarize(c);
+  row.cuda_to_cuda_us = summarize(d);
   host_us.erase(host_us.begin(), host_us.begin() + skip);
   row.signal_to_cuda_us = summarize(a);
   row.cuda_to_vulkan_us = summarize(b);
@@ -343,6 +358,8 @@ int run_interop(const SuiteOptions& o) {
     add("Vulkan signal -> CUDA start", latency.signal_to_cuda_us);
     add("CUDA end -> Vulkan wakes", latency.cuda_to_vulkan_us);
     add("host: submit -> vkWaitSemaphores returns (whole round trip)", latency.host_round_trip_us);
+    add("reference: Vulkan submit -> next Vulkan submit waiting on the same semaphore", latency.vulkan_to_vulkan_us);
+    add("reference: CUDA kernel -> next kernel on the stream", latency.cuda_to_cuda_us);
     md << "\n" << latency.frames << " frames (the first few dropped as warm-up). Vulkan's clockRealtimeEXT and CUDA's "
        << "%globaltimer are the same clock on NVIDIA; a stamp is taken by a one-thread dispatch/kernel, so each "
        << "figure includes one small launch.\n";
@@ -352,9 +369,10 @@ int run_interop(const SuiteOptions& o) {
     }
     std::snprintf(line, sizeof line,
                   "{\"frames\": %d, \"signal_to_cuda_us\": %.2f, \"cuda_to_vulkan_us\": %.2f, "
-                  "\"host_round_trip_us\": %.2f}",
+                  "\"host_round_trip_us\": %.2f, \"vulkan_to_vulkan_us\": %.2f, \"cuda_to_cuda_us\": %.2f}",
                   latency.frames, latency.signal_to_cuda_us.median, latency.cuda_to_vulkan_us.median,
-                  latency.host_round_trip_us.median);
+                  latency.host_round_trip_us.median, latency.vulkan_to_vulkan_us.median,
+                  latency.cuda_to_cuda_us.median);
     js << line;
   }
   js << ",\n  \"failed\": " << (failed ? "true" : "false") << "\n}\n";

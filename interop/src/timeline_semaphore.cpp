@@ -191,10 +191,24 @@ Status SharedTimelineSemaphore::signal_from_host(std::uint64_t value) noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
   Status st = promise(value, "signal_from_host");
   if (!st) return st;
+  // Vulkan: a host signal may not overtake a signal still pending on a queue
+  // (or in CUDA); the semaphore could then fall back to the lower value and a
+  // wait for `value` would never finish.
+  std::uint64_t current = 0;
+  VkResult r = vkGetSemaphoreCounterValue(device_.device(), vk_.semaphore(), &current);
+  if (r != VK_SUCCESS) return vulkan_status(r, "vkGetSemaphoreCounterValue");
+  const std::uint64_t promised = promised_.load(std::memory_order_acquire);
+  if (current < promised) {
+    char message[160];
+    std::snprintf(message, sizeof message,
+                  "signal_from_host(%" PRIu64 ") refused: the signal of %" PRIu64 " is still pending (current %" PRIu64
+                  "); wait for it first", value, promised, current);
+    return Status(StatusCode::ordering_violation, message);
+  }
   VkSemaphoreSignalInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
   info.semaphore = vk_.semaphore();
   info.value = value;
-  const VkResult r = vkSignalSemaphore(device_.device(), &info);
+  r = vkSignalSemaphore(device_.device(), &info);
   if (r != VK_SUCCESS) return vulkan_status(r, "vkSignalSemaphore");
   promised_.store(value, std::memory_order_release);
   return Status();

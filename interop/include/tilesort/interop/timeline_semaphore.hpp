@@ -17,7 +17,11 @@
 // cuda_wait(V) returns ordering_violation, and enqueues nothing, unless V is
 // at most max(promised, the semaphore's current value). Signals must rise
 // strictly (a Vulkan rule); a signal at or below the last promised value is
-// refused with ordering_violation too.
+// refused with ordering_violation too, and so is a host signal while an
+// earlier promised signal is still pending (Vulkan forbids a host signal that
+// overtakes a pending one: the value could fall back and waits never end).
+// Promises are kept in rising order: a batch that signals V + 1 is submitted
+// after the one that signals V.
 //
 // Per frame (V = 3 * frame):
 //   sem.vk_submit(queue, {produce}, /*wait*/ V, /*signal*/ V + 1);   // Vulkan writes
@@ -94,7 +98,7 @@ class SharedTimelineSemaphore {
   /// For applications that call vkQueueSubmit themselves: call right after a
   /// successful submit that signals `value` on this semaphore.
   Status declare_vulkan_signal(std::uint64_t value) noexcept;
-  /// vkSignalSemaphore from the host.
+  /// vkSignalSemaphore from the host; refused while a promised signal is pending.
   Status signal_from_host(std::uint64_t value) noexcept;
   /// vkGetSemaphoreCounterValue.
   Status counter_value(std::uint64_t* value) const noexcept;
