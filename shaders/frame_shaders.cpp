@@ -216,53 +216,30 @@ VkResult PlainBuffer::init(VkPhysicalDevice physical, VkDevice vk_device, VkDevi
   return r;
 }
 
-// --- FramePipelines -------------------------------------------------------------------
-FramePipelines::~FramePipelines() {
+// --- StorageBufferSet ---------------------------------------------------------------------
+StorageBufferSet::~StorageBufferSet() {
   if (device_ == VK_NULL_HANDLE) return;
-  if (generate_ != VK_NULL_HANDLE) vkDestroyPipeline(device_, generate_, nullptr);
-  if (verify_ != VK_NULL_HANDLE) vkDestroyPipeline(device_, verify_, nullptr);
   if (pool_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(device_, pool_, nullptr);
   if (pipeline_layout_ != VK_NULL_HANDLE) vkDestroyPipelineLayout(device_, pipeline_layout_, nullptr);
   if (set_layout_ != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device_, set_layout_, nullptr);
 }
 
-namespace {
-VkResult make_pipeline(VkDevice device, VkPipelineLayout layout, const std::uint32_t* code, std::size_t words,
-                       VkPipeline* out) {
-  VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  module_info.codeSize = words * 4;
-  module_info.pCode = code;
-  VkShaderModule module = VK_NULL_HANDLE;
-  VkResult r = vkCreateShaderModule(device, &module_info, nullptr, &module);
-  if (r != VK_SUCCESS) return r;
-  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  info.stage.module = module;
-  info.stage.pName = "main";
-  info.layout = layout;
-  r = vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, out);
-  vkDestroyShaderModule(device, module, nullptr);
-  return r;
-}
-}  // namespace
-
-VkResult FramePipelines::init(VkDevice device, const FrameBuffers& b) {
+VkResult StorageBufferSet::init(VkDevice device, const VkDescriptorBufferInfo* buffers, std::uint32_t count,
+                                std::uint32_t push_constant_bytes) {
   device_ = device;
-  verdicts_ = b.verdicts;
-  VkDescriptorSetLayoutBinding bindings[4]{};
-  for (std::uint32_t i = 0; i < 4; ++i) {
+  std::vector<VkDescriptorSetLayoutBinding> bindings(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
     bindings[i].binding = i;
     bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     bindings[i].descriptorCount = 1;
     bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
   }
   VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  set_info.bindingCount = 4;
-  set_info.pBindings = bindings;
+  set_info.bindingCount = count;
+  set_info.pBindings = bindings.data();
   VkResult r = vkCreateDescriptorSetLayout(device, &set_info, nullptr, &set_layout_);
   if (r != VK_SUCCESS) return r;
-  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(FramePushConstants)};
+  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_constant_bytes};
   VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   layout_info.setLayoutCount = 1;
   layout_info.pSetLayouts = &set_layout_;
@@ -270,15 +247,8 @@ VkResult FramePipelines::init(VkDevice device, const FrameBuffers& b) {
   layout_info.pPushConstantRanges = &push;
   r = vkCreatePipelineLayout(device, &layout_info, nullptr, &pipeline_layout_);
   if (r != VK_SUCCESS) return r;
-  std::size_t words = 0;
-  const std::uint32_t* code = generate_spirv(&words);
-  r = make_pipeline(device, pipeline_layout_, code, words, &generate_);
-  if (r != VK_SUCCESS) return r;
-  code = verify_spirv(&words);
-  r = make_pipeline(device, pipeline_layout_, code, words, &verify_);
-  if (r != VK_SUCCESS) return r;
 
-  VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 4};
+  VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, count};
   VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool_info.maxSets = 1;
   pool_info.poolSizeCount = 1;
@@ -291,21 +261,66 @@ VkResult FramePipelines::init(VkDevice device, const FrameBuffers& b) {
   alloc.pSetLayouts = &set_layout_;
   r = vkAllocateDescriptorSets(device, &alloc, &set_);
   if (r != VK_SUCCESS) return r;
-  const VkDescriptorBufferInfo infos[4] = {{b.keys, b.keys_offset, b.keys_range},
-                                           {b.values, b.values_offset, b.values_range},
-                                           {b.layout, b.layout_offset, b.layout_range},
-                                           {b.verdicts, 0, VK_WHOLE_SIZE}};
-  VkWriteDescriptorSet writes[4]{};
-  for (std::uint32_t i = 0; i < 4; ++i) {
+  std::vector<VkWriteDescriptorSet> writes(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
     writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
     writes[i].dstSet = set_;
     writes[i].dstBinding = i;
     writes[i].descriptorCount = 1;
     writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[i].pBufferInfo = &infos[i];
+    writes[i].pBufferInfo = &buffers[i];
   }
-  vkUpdateDescriptorSets(device, 4, writes, 0, nullptr);
+  vkUpdateDescriptorSets(device, count, writes.data(), 0, nullptr);
   return VK_SUCCESS;
+}
+
+VkResult StorageBufferSet::make_pipeline(const std::uint32_t* code, std::size_t words, VkPipeline* out) const {
+  VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  module_info.codeSize = words * 4;
+  module_info.pCode = code;
+  VkShaderModule module = VK_NULL_HANDLE;
+  VkResult r = vkCreateShaderModule(device_, &module_info, nullptr, &module);
+  if (r != VK_SUCCESS) return r;
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = module;
+  info.stage.pName = "main";
+  info.layout = pipeline_layout_;
+  r = vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &info, nullptr, out);
+  vkDestroyShaderModule(device_, module, nullptr);
+  return r;
+}
+
+void StorageBufferSet::bind(VkCommandBuffer cmd, VkPipeline pipeline, const void* push,
+                            std::uint32_t push_bytes) const {
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set_, 0, nullptr);
+  vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
+}
+
+// --- FramePipelines -------------------------------------------------------------------
+FramePipelines::~FramePipelines() {
+  if (device_ == VK_NULL_HANDLE) return;
+  if (generate_ != VK_NULL_HANDLE) vkDestroyPipeline(device_, generate_, nullptr);
+  if (verify_ != VK_NULL_HANDLE) vkDestroyPipeline(device_, verify_, nullptr);
+}
+
+VkResult FramePipelines::init(VkDevice device, const FrameBuffers& b) {
+  device_ = device;
+  verdicts_ = b.verdicts;
+  const VkDescriptorBufferInfo infos[4] = {{b.keys, b.keys_offset, b.keys_range},
+                                           {b.values, b.values_offset, b.values_range},
+                                           {b.layout, b.layout_offset, b.layout_range},
+                                           {b.verdicts, 0, VK_WHOLE_SIZE}};
+  VkResult r = set_.init(device, infos, 4, sizeof(FramePushConstants));
+  if (r != VK_SUCCESS) return r;
+  std::size_t words = 0;
+  const std::uint32_t* code = generate_spirv(&words);
+  r = set_.make_pipeline(code, words, &generate_);
+  if (r != VK_SUCCESS) return r;
+  code = verify_spirv(&words);
+  return set_.make_pipeline(code, words, &verify_);
 }
 
 namespace {
@@ -325,9 +340,7 @@ void FramePipelines::record_generate(VkCommandBuffer cmd, const FramePushConstan
   barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
           VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, generate_);
-  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set_, 0, nullptr);
-  vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof frame, &frame);
+  set_.bind(cmd, generate_, &frame, sizeof frame);
   const std::uint32_t invocations = std::max(frame.num_items, frame.num_segments + 1);
   vkCmdDispatch(cmd, groups_for(invocations), 1, 1);
   barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
@@ -339,9 +352,7 @@ void FramePipelines::record_generate(VkCommandBuffer cmd, const FramePushConstan
 void FramePipelines::record_verify(VkCommandBuffer cmd, const FramePushConstants& frame) const {
   barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
           VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, verify_);
-  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set_, 0, nullptr);
-  vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof frame, &frame);
+  set_.bind(cmd, verify_, &frame, sizeof frame);
   vkCmdDispatch(cmd, std::max<std::uint32_t>(groups_for(frame.num_items), 1), 1, 1);
   barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
           VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
@@ -350,67 +361,23 @@ void FramePipelines::record_verify(VkCommandBuffer cmd, const FramePushConstants
 
 // --- StampPipeline ---------------------------------------------------------------------
 StampPipeline::~StampPipeline() {
-  if (device_ == VK_NULL_HANDLE) return;
-  if (pipeline_ != VK_NULL_HANDLE) vkDestroyPipeline(device_, pipeline_, nullptr);
-  if (pool_ != VK_NULL_HANDLE) vkDestroyDescriptorPool(device_, pool_, nullptr);
-  if (pipeline_layout_ != VK_NULL_HANDLE) vkDestroyPipelineLayout(device_, pipeline_layout_, nullptr);
-  if (set_layout_ != VK_NULL_HANDLE) vkDestroyDescriptorSetLayout(device_, set_layout_, nullptr);
+  if (device_ != VK_NULL_HANDLE && pipeline_ != VK_NULL_HANDLE) vkDestroyPipeline(device_, pipeline_, nullptr);
 }
 
 VkResult StampPipeline::init(VkDevice device, VkBuffer stamps) {
   device_ = device;
-  VkDescriptorSetLayoutBinding binding{};
-  binding.binding = 0;
-  binding.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  binding.descriptorCount = 1;
-  binding.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  set_info.bindingCount = 1;
-  set_info.pBindings = &binding;
-  VkResult r = vkCreateDescriptorSetLayout(device, &set_info, nullptr, &set_layout_);
-  if (r != VK_SUCCESS) return r;
-  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, 4};
-  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  layout_info.setLayoutCount = 1;
-  layout_info.pSetLayouts = &set_layout_;
-  layout_info.pushConstantRangeCount = 1;
-  layout_info.pPushConstantRanges = &push;
-  r = vkCreatePipelineLayout(device, &layout_info, nullptr, &pipeline_layout_);
+  const VkDescriptorBufferInfo info{stamps, 0, VK_WHOLE_SIZE};
+  VkResult r = set_.init(device, &info, 1, 4);
   if (r != VK_SUCCESS) return r;
   std::size_t words = 0;
   const std::uint32_t* code = timestamp_spirv(&words);
-  r = make_pipeline(device, pipeline_layout_, code, words, &pipeline_);
-  if (r != VK_SUCCESS) return r;
-  VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1};
-  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  pool_info.maxSets = 1;
-  pool_info.poolSizeCount = 1;
-  pool_info.pPoolSizes = &pool_size;
-  r = vkCreateDescriptorPool(device, &pool_info, nullptr, &pool_);
-  if (r != VK_SUCCESS) return r;
-  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  alloc.descriptorPool = pool_;
-  alloc.descriptorSetCount = 1;
-  alloc.pSetLayouts = &set_layout_;
-  r = vkAllocateDescriptorSets(device, &alloc, &set_);
-  if (r != VK_SUCCESS) return r;
-  const VkDescriptorBufferInfo info{stamps, 0, VK_WHOLE_SIZE};
-  VkWriteDescriptorSet write{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-  write.dstSet = set_;
-  write.dstBinding = 0;
-  write.descriptorCount = 1;
-  write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  write.pBufferInfo = &info;
-  vkUpdateDescriptorSets(device, 1, &write, 0, nullptr);
-  return VK_SUCCESS;
+  return set_.make_pipeline(code, words, &pipeline_);
 }
 
 void StampPipeline::record(VkCommandBuffer cmd, std::uint32_t slot) const {
   barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
           VK_ACCESS_SHADER_WRITE_BIT);
-  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
-  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set_, 0, nullptr);
-  vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, &slot);
+  set_.bind(cmd, pipeline_, &slot, 4);
   vkCmdDispatch(cmd, 1, 1, 1);
 }
 

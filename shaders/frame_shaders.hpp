@@ -123,6 +123,29 @@ struct FrameBuffers {
   VkDeviceSize keys_range = VK_WHOLE_SIZE, values_range = VK_WHOLE_SIZE, layout_range = VK_WHOLE_SIZE;
 };
 
+/// A descriptor set of storage buffers (bindings 0..n-1), its layout, a
+/// pipeline layout with push constants, and the pool: what every pipeline here shares.
+class StorageBufferSet {
+ public:
+  StorageBufferSet() = default;
+  ~StorageBufferSet();
+  StorageBufferSet(const StorageBufferSet&) = delete;
+  StorageBufferSet& operator=(const StorageBufferSet&) = delete;
+  VkResult init(VkDevice device, const VkDescriptorBufferInfo* buffers, std::uint32_t count,
+                std::uint32_t push_constant_bytes);
+  /// A compute pipeline of `words` SPIR-V words with this layout.
+  VkResult make_pipeline(const std::uint32_t* code, std::size_t words, VkPipeline* out) const;
+  /// Binds `pipeline`, the set and the push constants.
+  void bind(VkCommandBuffer cmd, VkPipeline pipeline, const void* push, std::uint32_t push_bytes) const;
+
+ private:
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+};
+
 /// Pipelines for generate / verify with one descriptor set.
 class FramePipelines {
  public:
@@ -144,10 +167,7 @@ class FramePipelines {
  private:
   VkDevice device_ = VK_NULL_HANDLE;
   VkBuffer verdicts_ = VK_NULL_HANDLE;
-  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
-  VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
-  VkDescriptorPool pool_ = VK_NULL_HANDLE;
-  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  StorageBufferSet set_;
   VkPipeline generate_ = VK_NULL_HANDLE;
   VkPipeline verify_ = VK_NULL_HANDLE;
 };
@@ -166,10 +186,7 @@ class StampPipeline {
 
  private:
   VkDevice device_ = VK_NULL_HANDLE;
-  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
-  VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
-  VkDescriptorPool pool_ = VK_NULL_HANDLE;
-  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  StorageBufferSet set_;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
 };
 

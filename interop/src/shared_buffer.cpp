@@ -104,16 +104,23 @@ Status ExportableBuffer::create(const VulkanDevice& device, VkDeviceSize size, V
   return Status();
 }
 
-Status ExportableBuffer::export_fd(UniqueFd* fd) const noexcept {
-  if (fd == nullptr || !valid()) return Status(StatusCode::invalid_argument, "export_fd: empty buffer or null output");
+namespace {
+/// A new opaque fd for `memory` (which must have been allocated exportable).
+Status export_memory_fd(const VulkanDevice& device, VkDeviceMemory memory, UniqueFd* fd) noexcept {
   VkMemoryGetFdInfoKHR info{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
-  info.memory = memory_;
+  info.memory = memory;
   info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
   int raw = -1;
-  const VkResult r = device_.get_memory_fd(device_.device(), &info, &raw);
-  if (r != VK_SUCCESS) return vulkan_status(r, "vkGetMemoryFdKHR");
+  const VkResult r = device.get_memory_fd(device.device(), &info, &raw);
+  if (r != VK_SUCCESS) return vulkan_status(r, "vkGetMemoryFdKHR (was the memory allocated exportable?)");
   fd->reset(raw);
   return Status();
+}
+}  // namespace
+
+Status ExportableBuffer::export_fd(UniqueFd* fd) const noexcept {
+  if (fd == nullptr || !valid()) return Status(StatusCode::invalid_argument, "export_fd: empty buffer or null output");
+  return export_memory_fd(device_, memory_, fd);
 }
 
 // --- SharedBuffer -------------------------------------------------------------
@@ -215,13 +222,10 @@ Status SharedBuffer::import_memory(const VulkanDevice& device, int cuda_device, 
   if (device.get_memory_fd == nullptr)
     return Status(StatusCode::missing_vulkan_support,
                   "SharedBuffer::import_memory: " VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME " is not enabled");
-  VkMemoryGetFdInfoKHR info{VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR};
-  info.memory = memory;
-  info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
-  int raw = -1;
-  const VkResult r = device.get_memory_fd(device.device(), &info, &raw);
-  if (r != VK_SUCCESS) return vulkan_status(r, "vkGetMemoryFdKHR (was the memory allocated exportable?)");
-  return import_fd(UniqueFd(raw), cuda_device, desc, out);
+  UniqueFd fd;
+  const Status st = export_memory_fd(device, memory, &fd);
+  if (!st) return st;
+  return import_fd(std::move(fd), cuda_device, desc, out);
 }
 
 Status SharedBuffer::create(const VulkanDevice& device, int cuda_device, VkDeviceSize size, SharedBuffer* out,

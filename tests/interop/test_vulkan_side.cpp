@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -371,6 +372,34 @@ TEST(VulkanSide, FrameShadersGenerateAndVerify) {
     EXPECT_NE(verdict[g.slot].got_sum_b, verdict[g.slot].expected_sum_b) << "checksum missed a duplicated value";
     EXPECT_FALSE(verdict[g.slot].passed());
   }
+}
+
+// timestamp.comp (the bench's handoff clock) on whatever device offers VK_KHR_shader_clock.
+TEST(VulkanSide, TimestampShaderWritesRisingClock) {
+  std::string why;
+  auto vk = std::make_unique<fs::HeadlessVulkan>();
+  fs::HeadlessVulkan::Options o;
+  o.interop = false;
+  o.shader_clock = true;
+  if (!vk->init(o, &why)) GTEST_SKIP() << "no usable Vulkan device: " << why;
+  if (!vk->shader_clock_enabled) GTEST_SKIP() << vk->device_name << " has no VK_KHR_shader_clock shaderDeviceClock";
+  fs::PlainBuffer stamps;
+  TS_VK_ASSERT(stamps.init(*vk, 4 * 8, true));
+  std::memset(stamps.mapped, 0, 4 * 8);
+  fs::StampPipeline pipeline;
+  TS_VK_ASSERT(pipeline.init(vk->device, stamps.buffer));
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  TS_VK_ASSERT(fs::allocate_command_buffer(*vk, &cmd));
+  TS_VK_ASSERT(tstest::begin(cmd));
+  pipeline.record(cmd, 1);
+  pipeline.record(cmd, 2);
+  TS_VK_ASSERT(vkEndCommandBuffer(cmd));
+  TS_VK_ASSERT(tstest::submit_and_wait(*vk, cmd));
+  const auto* t = static_cast<const std::uint64_t*>(stamps.mapped);
+  EXPECT_EQ(t[0], 0u) << "slot 0 was not written";
+  EXPECT_NE(t[1], 0u);
+  EXPECT_GE(t[2], t[1]) << "the second stamp, recorded after a barrier, is earlier";
+  EXPECT_EQ(t[3], 0u);
 }
 
 }  // namespace
