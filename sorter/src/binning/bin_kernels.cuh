@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/common.cuh"
 #include "tilesort/status.hpp"
 
 namespace tilesort {
@@ -34,9 +35,10 @@ struct BinPolicy {
   static constexpr int kWarps = kThreads / 32;
   // Upsweep: persistent, grid-stride over chunks.
   static constexpr int kUpsweepThreads = 512;
-  // Tile histogram in shared memory up to this many bytes (two blocks per
-  // SM still fit); more tiles count with global atomics.
-  static constexpr std::size_t kSharedTileHistBytes = 100 * 1024;
+  // Tile histogram in shared memory up to this many bytes (and up to the
+  // device's per-block limit): shared atomics are far cheaper than global
+  // ones even at one block per SM. More tiles count with global atomics.
+  static constexpr std::size_t kSharedTileHistBytes = 200 * 1024;
   static constexpr int kRowScanThreads = 256;
   static constexpr int kRowScanItems = 4;
   static constexpr int kOffsetsThreads = 1024;
@@ -44,6 +46,7 @@ struct BinPolicy {
   static constexpr int kGatherThreads = 256;
 };
 static_assert(BinPolicy::kThreads % 32 == 0, "whole warps");
+static_assert(BinPolicy::kChunk % BinPolicy::kUpsweepThreads == 0, "the upsweep loads whole chunks");
 
 /// DeviceStatus::reserved of binning errors, so messages can name them.
 enum BinErrorReason : std::uint32_t {
@@ -101,6 +104,7 @@ struct UpsweepParams {
 /// tile id check and the per-tile record counts.
 template <class Policy, bool kFirstPass>
 __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(UpsweepParams p) {
+  enter_dependent_kernel();  // the previous kernel's results are visible from here on
   extern __shared__ std::uint32_t upsweep_smem[];
   std::uint32_t* digit_hist = upsweep_smem;  // [1 << Policy::kRadixBits]
   std::uint32_t* tile_hist = upsweep_smem + (1 << Policy::kRadixBits);
@@ -121,8 +125,19 @@ __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(Up
     __syncthreads();
     const std::uint32_t begin = chunk * Policy::kChunk;
     const std::uint32_t end = min(begin + std::uint32_t(Policy::kChunk), n);
-    for (std::uint32_t i = begin + tid; i < end; i += kThreads) {
-      const std::uint32_t tile = p.tiles[i];
+    // All loads first, then the atomics: several loads in flight per thread.
+    constexpr int kItems = Policy::kChunk / kThreads;
+    std::uint32_t tiles[kItems];
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t i = begin + j * kThreads + tid;
+      tiles[j] = i < end ? p.tiles[i] : 0u;
+    }
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t i = begin + j * kThreads + tid;
+      if (i >= end) continue;
+      const std::uint32_t tile = tiles[j];
       if (kFirstPass) {
         if (tile >= p.num_tiles)
           report_bin_error(p.status, StatusCode::invalid_argument, kBinErrorTileId, i, tile);
@@ -155,6 +170,7 @@ struct RowScanParams {
 /// place, and the digit's total.
 template <class Policy>
 __global__ void __launch_bounds__(Policy::kRowScanThreads) bin_row_scan_kernel(RowScanParams p) {
+  enter_dependent_kernel();  // the previous kernel's results are visible from here on
   using Scan = cub::BlockScan<std::uint32_t, Policy::kRowScanThreads>;
   __shared__ typename Scan::TempStorage temp;
   constexpr std::uint32_t kItems = Policy::kRowScanItems;
@@ -196,6 +212,7 @@ struct OffsetsParams {
 /// writes nothing of the user's and tells a following sort there is no work.
 template <class Policy>
 __global__ void __launch_bounds__(Policy::kOffsetsThreads) bin_offsets_kernel(OffsetsParams p) {
+  enter_dependent_kernel();  // the previous kernel's results are visible from here on
   using Scan = cub::BlockScan<std::uint32_t, Policy::kOffsetsThreads>;
   __shared__ typename Scan::TempStorage temp;
   if (bin_aborted(p.status)) {
@@ -260,6 +277,7 @@ constexpr std::size_t scatter_smem_bytes() {
 /// when the status holds an error.
 template <class Policy, bool kHasKeys, class Value, bool kIotaValues>
 __global__ void __launch_bounds__(Policy::kThreads) bin_scatter_kernel(ScatterParams<Value> p) {
+  enter_dependent_kernel();  // the previous kernel's results are visible from here on
   constexpr bool kHasValues = !std::is_same<Value, BinNoValue>::value;
   constexpr int kItems = Policy::kItemsPerThread;
   constexpr int kDigits = Policy::kThreads;
@@ -384,6 +402,7 @@ struct GatherParams {
 /// record index are reported and skipped (no out-of-bounds read).
 template <class Policy, class Word>
 __global__ void __launch_bounds__(Policy::kGatherThreads) bin_gather_kernel(GatherParams<Word> p) {
+  enter_dependent_kernel();  // the previous kernel's results are visible from here on
   if (bin_aborted(p.status)) return;
   const std::uint32_t n = p.count.records();
   // The host guarantees max_records * words_per_record < 2^32.

@@ -143,21 +143,21 @@ struct BinLaunch {
 };
 
 template <bool kHasKeys, class Value, bool kIota>
-cudaError_t launch_scatter(const BinLaunch& b, const ScatterParams<Value>& sp, bool first) {
+cudaError_t launch_scatter(const BinLaunch& b, const ScatterParams<Value>& sp, bool first, bool programmatic) {
   constexpr std::size_t smem = scatter_smem_bytes<Policy, kHasKeys, Value>();
   cudaError_t err;
   if (first) {
     const auto kernel = bin_scatter_kernel<Policy, kHasKeys, Value, kIota>;
     int blocks = 0;  // the call also raises the kernel's shared memory limit once
     if ((err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kThreads, smem, &blocks))) return err;
-    kernel<<<b.layout.chunk_stride, Policy::kThreads, smem, b.stream>>>(sp);
+    err = launch_kernel(kernel, int(b.layout.chunk_stride), Policy::kThreads, smem, b.stream, programmatic, sp);
   } else {
     const auto kernel = bin_scatter_kernel<Policy, kHasKeys, Value, false>;
     int blocks = 0;
     if ((err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kThreads, smem, &blocks))) return err;
-    kernel<<<b.layout.chunk_stride, Policy::kThreads, smem, b.stream>>>(sp);
+    err = launch_kernel(kernel, int(b.layout.chunk_stride), Policy::kThreads, smem, b.stream, programmatic, sp);
   }
-  return cudaGetLastError();
+  return err;
 }
 
 template <bool kHasKeys, class Value, bool kIota>
@@ -170,9 +170,14 @@ cudaError_t launch_bin(const BinLaunch& b) {
   if (err != cudaSuccess) return err;
 
   const PassPlan pp = pass_plan(b.num_tiles);
-  int device = 0, smem_optin = 0;
+  int device = 0, smem_optin = 0, cc_major = 0;
   if ((err = cudaGetDevice(&device))) return err;
   if ((err = cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device))) return err;
+  if ((err = cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device))) return err;
+  // Chain the kernels with programmatic dependent launches (sm_90+): each
+  // one's launch overlaps the previous one's tail; every kernel starts with
+  // enter_dependent_kernel().
+  const bool programmatic = cc_major >= 9;
   const std::size_t digit_hist_bytes = (1u << Policy::kRadixBits) * sizeof(std::uint32_t);
   const std::size_t tile_hist_bytes = std::size_t(b.num_tiles) * sizeof(std::uint32_t);
   const bool shared_tiles = digit_hist_bytes + tile_hist_bytes <= Policy::kSharedTileHistBytes &&
@@ -201,17 +206,23 @@ cudaError_t launch_bin(const BinLaunch& b) {
     if ((err = persistent_grid(reinterpret_cast<const void*>(upsweep), Policy::kUpsweepThreads, up_smem, &up_blocks)))
       return err;
     up_blocks = int(std::min<std::uint64_t>(std::uint64_t(up_blocks), l.chunk_stride));
-    upsweep<<<up_blocks, Policy::kUpsweepThreads, up_smem, b.stream>>>(up);
+    // The first kernel follows the memset: launched plainly.
+    if ((err = launch_kernel(upsweep, up_blocks, Policy::kUpsweepThreads, up_smem, b.stream, programmatic && !first,
+                             up)))
+      return err;
 
     RowScanParams rs{b.count, at<std::uint32_t>(ws, l.chunk_hist), l.chunk_stride, at<std::uint32_t>(ws, l.row_totals)};
-    bin_row_scan_kernel<Policy><<<1u << bits, Policy::kRowScanThreads, 0, b.stream>>>(rs);
+    if ((err = launch_kernel(bin_row_scan_kernel<Policy>, 1 << bits, Policy::kRowScanThreads, 0, b.stream,
+                             programmatic, rs)))
+      return err;
 
     if (first) {
       OffsetsParams op{b.count, at<std::uint32_t>(ws, l.tile_counts), b.num_tiles, b.out_offsets,
                        b.sort_counts ? at<std::uint32_t>(ws, l.sort_counts) : nullptr, status};
-      bin_offsets_kernel<Policy><<<1, Policy::kOffsetsThreads, 0, b.stream>>>(op);
+      if ((err = launch_kernel(bin_offsets_kernel<Policy>, 1, Policy::kOffsetsThreads, 0, b.stream, programmatic,
+                               op)))
+        return err;
     }
-    if ((err = cudaGetLastError())) return err;
 
     ScatterParams<Value> sp{};
     sp.in_tiles = in_tiles;
@@ -229,7 +240,7 @@ cudaError_t launch_bin(const BinLaunch& b) {
     sp.bits = bits;
     sp.count = b.count;
     sp.status = status;
-    if ((err = launch_scatter<kHasKeys, Value, kIota>(b, sp, first))) return err;
+    if ((err = launch_scatter<kHasKeys, Value, kIota>(b, sp, first, programmatic))) return err;
   }
   return cudaSuccess;
 }
