@@ -74,10 +74,11 @@ TILESORT_HD float depth_from_key(std::uint32_t code) {
 
 /// Keeps the top `bits` (1..32) bits of a depth code: still order-preserving
 /// (a <= b implies q(a) <= q(b)), coarser, and it fits in [0, 2^bits). Sort
-/// it with SortArgs / BinAndSortArgs end_bit = bits: fewer radix passes.
-/// Floats in [0, +inf) all have codes >= 0x80000000 - 0x7FFFFF, so for
-/// non-negative depths the top bit carries no information; to spend every
-/// quantised bit on the range, quantise a linear depth yourself
+/// it with BinArgs / SortArgs end_bit = bits: fewer radix passes.
+/// Codes of non-negative floats all lie in [depth_key(+0.0), depth_key(+inf)]
+/// = [0x7F800001, 0xFF000001], so for such depths the quantised code uses
+/// only about half of its range; to spend every bit on the depth range,
+/// quantise a linear depth yourself
 /// (e.g. u32((z - near) / (far - near) * ((1 << bits) - 1))).
 TILESORT_HD std::uint32_t quantize_key(std::uint32_t code, int bits) {
   return bits >= 32 ? code : (bits <= 0 ? 0u : code >> (32 - bits));
