@@ -1,0 +1,482 @@
+// Binning entry points: argument checks, workspace layout and the launch
+// sequence. Host planning only: no synchronisation, no allocation.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+
+#include "binning/bin_kernels.cuh"
+#include "dispatch/dispatch.hpp"
+#include "tilesort/binning.hpp"
+
+namespace tilesort {
+namespace detail {
+namespace {
+
+constexpr std::size_t kBinAlign = 256;
+using Policy = BinPolicy;
+
+/// How the tile id bits are split into passes: as few passes of at most
+/// kRadixBits as possible, bits spread evenly (fewer digits per pass means
+/// longer runs in the scatter).
+struct PassPlan {
+  int passes;
+  int bits_per_pass;
+  int total_bits;
+};
+
+PassPlan pass_plan(std::uint32_t num_tiles) {
+  int bits = 1;
+  while (bits < 32 && (std::uint64_t(1) << bits) < num_tiles) ++bits;
+  const int passes = (bits + Policy::kRadixBits - 1) / Policy::kRadixBits;
+  return PassPlan{passes, (bits + passes - 1) / passes, bits};
+}
+
+/// Byte offsets of the workspace arrays; depends on the plan only.
+struct BinLayout {
+  std::size_t status, sort_counts, tile_counts;
+  std::size_t chunk_hist, row_totals;
+  std::size_t temp_tiles[2], temp_keys[2], temp_values[2];
+  std::size_t sort_workspace, sort_bytes;
+  std::size_t total;
+  std::uint32_t chunk_stride;
+};
+
+BinLayout make_bin_layout(const BinPlan& plan, bool with_sort, std::size_t sort_bytes) {
+  BinLayout l{};
+  std::size_t offset = 0;
+  auto take = [&offset](std::uint64_t bytes) {
+    const std::size_t at = offset;
+    offset += (std::size_t(bytes) + kBinAlign - 1) / kBinAlign * kBinAlign;
+    return at;
+  };
+  l.chunk_stride = std::uint32_t(std::max<std::uint64_t>(1, (plan.max_records + Policy::kChunk - 1) / Policy::kChunk));
+  l.status = take(sizeof(DeviceStatus));  // at offset 0: bin_device_status relies on it
+  l.sort_counts = take(2 * sizeof(std::uint32_t));
+  l.tile_counts = take(std::uint64_t(plan.max_tiles) * sizeof(std::uint32_t));
+  l.chunk_hist = take(std::uint64_t(1 << Policy::kRadixBits) * l.chunk_stride * sizeof(std::uint32_t));
+  l.row_totals = take((1 << Policy::kRadixBits) * sizeof(std::uint32_t));
+  // Ping-pong buffers between passes; values are sized for 8 bytes so one
+  // workspace serves bin (b32 / b64) and bin_index.
+  const int passes = pass_plan(plan.max_tiles).passes;
+  const int temps = std::min(2, passes - 1);
+  for (int t = 0; t < temps; ++t) {
+    l.temp_tiles[t] = take(plan.max_records * sizeof(std::uint32_t));
+    l.temp_keys[t] = take(plan.max_records * sizeof(std::uint32_t));
+    l.temp_values[t] = take(plan.max_records * sizeof(std::uint64_t));
+  }
+  if (with_sort) {
+    l.sort_workspace = take(sort_bytes);
+    l.sort_bytes = sort_bytes;
+  }
+  l.total = offset;
+  return l;
+}
+
+SortPlan sort_plan_for(const BinPlan& plan) {
+  SortPlan sp;
+  sp.key_type = KeyType::u32;
+  sp.value_type = plan.value_type;
+  sp.offset_type = OffsetType::u32;
+  sp.max_items = plan.max_records;
+  sp.max_segments = plan.max_tiles;
+  sp.max_segment_items = plan.max_tile_records;
+  return sp;
+}
+
+Status check_bin_plan(const BinPlan& plan) {
+  if (plan.max_records == 0 || plan.max_tiles == 0)
+    return Status(StatusCode::invalid_argument, "plan.max_records and plan.max_tiles must be positive");
+  if (plan.max_records > UINT32_MAX - Policy::kChunk)
+    return Status(StatusCode::invalid_argument, "plan.max_records must be below 2^32 - 4096 (u32 record indices)");
+  if (unsigned(plan.value_type) > unsigned(ValueType::b64))
+    return Status(StatusCode::unsupported_type, "plan.value_type out of range");
+  if (plan.max_tile_records > plan.max_records)
+    return Status(StatusCode::invalid_argument, "plan.max_tile_records exceeds plan.max_records");
+  return Status();
+}
+
+template <class T>
+T* at(void* base, std::size_t offset) {
+  return reinterpret_cast<T*>(static_cast<unsigned char*>(base) + offset);
+}
+
+bool misaligned(const void* p, std::size_t alignment) {
+  return reinterpret_cast<std::uintptr_t>(p) % alignment != 0;
+}
+
+Status check_common(void* workspace, std::size_t workspace_bytes, const BinLayout& layout, const BinPlan& plan,
+                    const std::uint32_t* tile_ids, const std::uint32_t* d_num_records, std::uint64_t num_records,
+                    std::uint32_t num_tiles, const std::uint32_t* out_offsets) {
+  if (!workspace) return Status(StatusCode::invalid_argument, "workspace is null");
+  if (misaligned(workspace, kBinAlign)) return Status(StatusCode::invalid_argument, "workspace is not 256-byte aligned");
+  if (workspace_bytes < layout.total) {
+    char message[128];
+    std::snprintf(message, sizeof(message), "workspace has %zu bytes, the plan needs %zu", workspace_bytes, layout.total);
+    return Status(StatusCode::workspace_too_small, message);
+  }
+  if (!tile_ids) return Status(StatusCode::invalid_argument, "tile_ids is null");
+  if (!out_offsets) return Status(StatusCode::invalid_argument, "out_offsets is null");
+  if (num_tiles == 0) return Status(StatusCode::invalid_argument, "num_tiles is 0");
+  if (num_tiles > plan.max_tiles) return Status(StatusCode::count_over_capacity, "num_tiles exceeds plan.max_tiles");
+  if (!d_num_records && num_records > plan.max_records)
+    return Status(StatusCode::count_over_capacity, "num_records exceeds plan.max_records");
+  return Status();
+}
+
+/// Everything one binning call launches: the zeroing, then per pass
+/// upsweep -> row scan -> (first pass: offsets) -> scatter.
+struct BinLaunch {
+  void* workspace;
+  BinLayout layout;
+  BinCount count;
+  std::uint32_t num_tiles;
+  const std::uint32_t* tile_ids;
+  const std::uint32_t* keys;  // null: no keys
+  const void* values;         // null with iota: indices
+  std::uint32_t* out_keys;
+  void* out_values;
+  std::uint32_t* out_offsets;
+  bool sort_counts;  // write {tiles, records} for a following sort
+  cudaStream_t stream;
+};
+
+template <bool kHasKeys, class Value, bool kIota>
+cudaError_t launch_scatter(const BinLaunch& b, const ScatterParams<Value>& sp, bool first, bool programmatic) {
+  constexpr std::size_t smem = scatter_smem_bytes<Policy, kHasKeys, Value>();
+  cudaError_t err;
+  if (first) {
+    const auto kernel = bin_scatter_kernel<Policy, kHasKeys, Value, kIota>;
+    int blocks = 0;  // the call also raises the kernel's shared memory limit once
+    if ((err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kThreads, smem, &blocks))) return err;
+    err = launch_kernel(kernel, int(b.layout.chunk_stride), Policy::kThreads, smem, b.stream, programmatic, sp);
+  } else {
+    const auto kernel = bin_scatter_kernel<Policy, kHasKeys, Value, false>;
+    int blocks = 0;
+    if ((err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kThreads, smem, &blocks))) return err;
+    err = launch_kernel(kernel, int(b.layout.chunk_stride), Policy::kThreads, smem, b.stream, programmatic, sp);
+  }
+  return err;
+}
+
+template <bool kHasKeys, class Value, bool kIota>
+cudaError_t launch_bin(const BinLaunch& b) {
+  const BinLayout& l = b.layout;
+  void* ws = b.workspace;
+  DeviceStatus* status = at<DeviceStatus>(ws, l.status);
+  // Status, sort counts and the tiles' counters start at zero every call.
+  cudaError_t err = cudaMemsetAsync(ws, 0, l.tile_counts + std::size_t(b.num_tiles) * sizeof(std::uint32_t), b.stream);
+  if (err != cudaSuccess) return err;
+
+  const PassPlan pp = pass_plan(b.num_tiles);
+  int device = 0, smem_optin = 0, cc_major = 0;
+  if ((err = cudaGetDevice(&device))) return err;
+  if ((err = cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device))) return err;
+  if ((err = cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device))) return err;
+  // Chain the kernels with programmatic dependent launches (sm_90+): each
+  // one's launch overlaps the previous one's tail; every kernel starts with
+  // enter_dependent_kernel().
+  const bool programmatic = cc_major >= 9;
+  const std::size_t digit_hist_bytes = (1u << Policy::kRadixBits) * sizeof(std::uint32_t);
+  const std::size_t tile_hist_bytes = std::size_t(b.num_tiles) * sizeof(std::uint32_t);
+  const bool shared_tiles = digit_hist_bytes + tile_hist_bytes <= Policy::kSharedTileHistBytes &&
+                            digit_hist_bytes + tile_hist_bytes <= std::size_t(smem_optin);
+
+  for (int pass = 0; pass < pp.passes; ++pass) {
+    const bool first = pass == 0, last = pass == pp.passes - 1;
+    const int shift = pass * pp.bits_per_pass;
+    const int bits = std::min(pp.bits_per_pass, pp.total_bits - shift);
+    const std::uint32_t* in_tiles = first ? b.tile_ids : at<std::uint32_t>(ws, l.temp_tiles[(pass - 1) % 2]);
+
+    UpsweepParams up{};
+    up.tiles = in_tiles;
+    up.count = b.count;
+    up.num_tiles = b.num_tiles;
+    up.shift = shift;
+    up.bits = bits;
+    up.chunk_hist = at<std::uint32_t>(ws, l.chunk_hist);
+    up.chunk_stride = l.chunk_stride;
+    up.tile_counts = at<std::uint32_t>(ws, l.tile_counts);
+    up.shared_tile_counts = shared_tiles;
+    up.status = status;
+    const std::size_t up_smem = digit_hist_bytes + (first && shared_tiles ? tile_hist_bytes : 0);
+    const auto upsweep = first ? bin_upsweep_kernel<Policy, true> : bin_upsweep_kernel<Policy, false>;
+    int up_blocks = 0;
+    if ((err = persistent_grid(reinterpret_cast<const void*>(upsweep), Policy::kUpsweepThreads, up_smem, &up_blocks)))
+      return err;
+    up_blocks = int(std::min<std::uint64_t>(std::uint64_t(up_blocks), l.chunk_stride));
+    // The first kernel follows the memset: launched plainly.
+    if ((err = launch_kernel(upsweep, up_blocks, Policy::kUpsweepThreads, up_smem, b.stream, programmatic && !first,
+                             up)))
+      return err;
+
+    RowScanParams rs{b.count, at<std::uint32_t>(ws, l.chunk_hist), l.chunk_stride, at<std::uint32_t>(ws, l.row_totals)};
+    if ((err = launch_kernel(bin_row_scan_kernel<Policy>, 1 << bits, Policy::kRowScanThreads, 0, b.stream,
+                             programmatic, rs)))
+      return err;
+
+    if (first) {
+      OffsetsParams op{b.count, at<std::uint32_t>(ws, l.tile_counts), b.num_tiles, b.out_offsets,
+                       b.sort_counts ? at<std::uint32_t>(ws, l.sort_counts) : nullptr, status};
+      if ((err = launch_kernel(bin_offsets_kernel<Policy>, 1, Policy::kOffsetsThreads, 0, b.stream, programmatic,
+                               op)))
+        return err;
+    }
+
+    ScatterParams<Value> sp{};
+    sp.in_tiles = in_tiles;
+    sp.in_keys = first ? b.keys : at<std::uint32_t>(ws, l.temp_keys[(pass - 1) % 2]);
+    if constexpr (!std::is_same<Value, BinNoValue>::value) {
+      sp.in_values = first ? static_cast<const Value*>(b.values) : at<Value>(ws, l.temp_values[(pass - 1) % 2]);
+      sp.out_values = last ? static_cast<Value*>(b.out_values) : at<Value>(ws, l.temp_values[pass % 2]);
+    }
+    sp.out_tiles = last ? nullptr : at<std::uint32_t>(ws, l.temp_tiles[pass % 2]);
+    sp.out_keys = last ? b.out_keys : at<std::uint32_t>(ws, l.temp_keys[pass % 2]);
+    sp.chunk_hist = at<std::uint32_t>(ws, l.chunk_hist);
+    sp.row_totals = at<std::uint32_t>(ws, l.row_totals);
+    sp.chunk_stride = l.chunk_stride;
+    sp.shift = shift;
+    sp.bits = bits;
+    sp.count = b.count;
+    sp.status = status;
+    if ((err = launch_scatter<kHasKeys, Value, kIota>(b, sp, first, programmatic))) return err;
+  }
+  return cudaSuccess;
+}
+
+BinCount make_count(const BinPlan& plan, const std::uint32_t* d_num_records, std::uint64_t num_records) {
+  return BinCount{d_num_records, std::uint32_t(d_num_records ? 0 : num_records), std::uint32_t(plan.max_records)};
+}
+
+Status check_bin_args(void* workspace, std::size_t workspace_bytes, const BinLayout& layout, const BinPlan& plan,
+                      const BinArgs& args) {
+  const Status common = check_common(workspace, workspace_bytes, layout, plan, args.tile_ids, args.d_num_records,
+                                     args.num_records, args.num_tiles, args.out_offsets);
+  if (!common.ok()) return common;
+  if (!args.keys) return Status(StatusCode::invalid_argument, "keys is null");
+  if (!args.out_keys) return Status(StatusCode::invalid_argument, "out_keys is null");
+  const bool has_values = plan.value_type != ValueType::none;
+  if (has_values && (!args.values || !args.out_values))
+    return Status(StatusCode::invalid_argument, "values or out_values is null but the plan has a value type");
+  if (!has_values && (args.values || args.out_values))
+    return Status(StatusCode::invalid_argument, "values given but the plan's value_type is none");
+  const std::size_t vb = size_of(plan.value_type);
+  if (misaligned(args.tile_ids, 4) || misaligned(args.keys, 4) || misaligned(args.out_keys, 4) ||
+      misaligned(args.out_offsets, 4) || (has_values && (misaligned(args.values, vb) || misaligned(args.out_values, vb))))
+    return Status(StatusCode::invalid_argument, "an array is not aligned to its element size");
+  if (static_cast<const void*>(args.keys) == args.out_keys || (has_values && args.values == args.out_values) ||
+      static_cast<const void*>(args.tile_ids) == args.out_keys)
+    return Status(StatusCode::invalid_argument, "bin is out of place: inputs and outputs must not alias");
+  return Status();
+}
+
+cudaError_t run_bin(void* workspace, const BinLayout& layout, const BinPlan& plan, const BinArgs& args, bool sort_counts,
+                    cudaStream_t stream) {
+  BinLaunch b{};
+  b.workspace = workspace;
+  b.layout = layout;
+  b.count = make_count(plan, args.d_num_records, args.num_records);
+  b.num_tiles = args.num_tiles;
+  b.tile_ids = args.tile_ids;
+  b.keys = args.keys;
+  b.values = args.values;
+  b.out_keys = args.out_keys;
+  b.out_values = args.out_values;
+  b.out_offsets = args.out_offsets;
+  b.sort_counts = sort_counts;
+  b.stream = stream;
+  switch (plan.value_type) {
+    case ValueType::none: return launch_bin<true, BinNoValue, false>(b);
+    case ValueType::b32: return launch_bin<true, std::uint32_t, false>(b);
+    case ValueType::b64: return launch_bin<true, std::uint64_t, false>(b);
+  }
+  return cudaErrorInvalidValue;
+}
+
+Status sort_bytes_for(const BinPlan& plan, std::size_t* bytes) {
+  return segmented_sort_workspace_size(sort_plan_for(plan), bytes);
+}
+
+}  // namespace
+}  // namespace detail
+
+Status bin_workspace_size(const BinPlan& plan, std::size_t* bytes) noexcept {
+  if (!bytes) return Status(StatusCode::invalid_argument, "bytes is null");
+  const Status s = detail::check_bin_plan(plan);
+  if (!s.ok()) return s;
+  *bytes = detail::make_bin_layout(plan, false, 0).total;
+  return Status();
+}
+
+Status bin_and_sort_workspace_size(const BinPlan& plan, std::size_t* bytes) noexcept {
+  if (!bytes) return Status(StatusCode::invalid_argument, "bytes is null");
+  Status s = detail::check_bin_plan(plan);
+  if (!s.ok()) return s;
+  std::size_t sort_bytes = 0;
+  if (!(s = detail::sort_bytes_for(plan, &sort_bytes)).ok()) return s;
+  *bytes = detail::make_bin_layout(plan, true, sort_bytes).total;
+  return Status();
+}
+
+Status bin(void* workspace, std::size_t workspace_bytes, const BinPlan& plan, const BinArgs& args,
+           Stream stream) noexcept {
+  using namespace detail;
+  Status s = check_bin_plan(plan);
+  if (!s.ok()) return s;
+  const BinLayout layout = make_bin_layout(plan, false, 0);
+  if (!(s = check_bin_args(workspace, workspace_bytes, layout, plan, args)).ok()) return s;
+  const cudaError_t err = run_bin(workspace, layout, plan, args, false, stream);
+  if (err != cudaSuccess) return Status::from_cuda(err, "launching the binning kernels");
+  return Status();
+}
+
+Status bin_index(void* workspace, std::size_t workspace_bytes, const BinPlan& plan, const BinIndexArgs& args,
+                 Stream stream) noexcept {
+  using namespace detail;
+  Status s = check_bin_plan(plan);
+  if (!s.ok()) return s;
+  const BinLayout layout = make_bin_layout(plan, false, 0);
+  if (!(s = check_common(workspace, workspace_bytes, layout, plan, args.tile_ids, args.d_num_records, args.num_records,
+                         args.num_tiles, args.out_offsets))
+           .ok())
+    return s;
+  if (!args.out_permutation) return Status(StatusCode::invalid_argument, "out_permutation is null");
+  if (misaligned(args.tile_ids, 4) || misaligned(args.out_permutation, 4) || misaligned(args.out_offsets, 4))
+    return Status(StatusCode::invalid_argument, "an array is not aligned to its element size");
+  BinLaunch b{};
+  b.workspace = workspace;
+  b.layout = layout;
+  b.count = make_count(plan, args.d_num_records, args.num_records);
+  b.num_tiles = args.num_tiles;
+  b.tile_ids = args.tile_ids;
+  b.out_values = args.out_permutation;
+  b.out_offsets = args.out_offsets;
+  b.stream = stream;
+  const cudaError_t err = launch_bin<false, std::uint32_t, true>(b);
+  if (err != cudaSuccess) return Status::from_cuda(err, "launching the binning kernels");
+  return Status();
+}
+
+Status gather(void* workspace, std::size_t workspace_bytes, const BinPlan& plan, const GatherArgs& args,
+              Stream stream) noexcept {
+  using namespace detail;
+  Status s = check_bin_plan(plan);
+  if (!s.ok()) return s;
+  const BinLayout layout = make_bin_layout(plan, false, 0);
+  if (!workspace) return Status(StatusCode::invalid_argument, "workspace is null");
+  if (workspace_bytes < layout.total) return Status(StatusCode::workspace_too_small, "workspace is smaller than the plan needs");
+  if (!args.records || !args.out_records || !args.permutation)
+    return Status(StatusCode::invalid_argument, "records, out_records or permutation is null");
+  if (args.record_bytes == 0 || args.record_bytes % 4 != 0)
+    return Status(StatusCode::invalid_argument, "record_bytes must be a positive multiple of 4");
+  if (args.records == args.out_records) return Status(StatusCode::invalid_argument, "gather is out of place");
+  if (!args.d_num_records && args.num_records > plan.max_records)
+    return Status(StatusCode::count_over_capacity, "num_records exceeds plan.max_records");
+  if (misaligned(args.records, 4) || misaligned(args.out_records, 4) || misaligned(args.permutation, 4))
+    return Status(StatusCode::invalid_argument, "records, out_records or permutation is not 4-byte aligned");
+  const bool vector16 = args.record_bytes % 16 == 0 && !misaligned(args.records, 16) && !misaligned(args.out_records, 16);
+  const std::size_t word = vector16 ? 16 : 4;
+  const std::uint64_t words_per_record = args.record_bytes / word;
+  if (words_per_record * plan.max_records >= UINT32_MAX)
+    return Status(StatusCode::invalid_argument, "max_records * record_bytes / word size must be below 2^32");
+
+  DeviceStatus* status = at<DeviceStatus>(workspace, layout.status);
+  const BinCount count = make_count(plan, args.d_num_records, args.num_records);
+  cudaError_t err;
+  int blocks = 0;
+  if (vector16) {
+    GatherParams<uint4> gp{static_cast<const uint4*>(args.records), static_cast<uint4*>(args.out_records),
+                           args.permutation, std::uint32_t(words_per_record), count, status};
+    const auto kernel = bin_gather_kernel<Policy, uint4>;
+    if (!(err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kGatherThreads, 0, &blocks)))
+      kernel<<<blocks, Policy::kGatherThreads, 0, stream>>>(gp);
+  } else {
+    GatherParams<std::uint32_t> gp{static_cast<const std::uint32_t*>(args.records),
+                                   static_cast<std::uint32_t*>(args.out_records), args.permutation,
+                                   std::uint32_t(words_per_record), count, status};
+    const auto kernel = bin_gather_kernel<Policy, std::uint32_t>;
+    if (!(err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kGatherThreads, 0, &blocks)))
+      kernel<<<blocks, Policy::kGatherThreads, 0, stream>>>(gp);
+  }
+  if (err == cudaSuccess) err = cudaGetLastError();
+  if (err != cudaSuccess) return Status::from_cuda(err, "launching the gather kernel");
+  return Status();
+}
+
+Status bin_and_sort(void* workspace, std::size_t workspace_bytes, const BinPlan& plan, const BinArgs& args,
+                    Stream stream) noexcept {
+  using namespace detail;
+  Status s = check_bin_plan(plan);
+  if (!s.ok()) return s;
+  std::size_t sort_bytes = 0;
+  if (!(s = sort_bytes_for(plan, &sort_bytes)).ok()) return s;
+  const BinLayout layout = make_bin_layout(plan, true, sort_bytes);
+  if (!(s = check_bin_args(workspace, workspace_bytes, layout, plan, args)).ok()) return s;
+  // The sort's own host checks, made before anything is launched.
+  const int end_bit = args.end_bit < 0 ? 32 : args.end_bit;
+  if (args.end_bit < -1 || args.begin_bit < 0 || end_bit > 32 || args.begin_bit >= end_bit)
+    return Status(StatusCode::invalid_argument, "key bit range is not inside [0, 32) or is empty");
+  if (unsigned(args.order) > unsigned(Order::descending)) return Status(StatusCode::invalid_argument, "unknown order");
+
+  cudaError_t err = run_bin(workspace, layout, plan, args, true, stream);
+  if (err != cudaSuccess) return Status::from_cuda(err, "launching the binning kernels");
+  // Counts come from the binning pass: zero tiles after a binning error.
+  const std::uint32_t* sort_counts = at<std::uint32_t>(workspace, layout.sort_counts);
+  SortArgs sa;
+  sa.keys = args.out_keys;
+  sa.values = args.out_values;
+  sa.offsets = args.out_offsets;
+  sa.d_num_segments = sort_counts;
+  sa.d_num_items = sort_counts + 1;
+  sa.order = args.order;
+  sa.begin_bit = args.begin_bit;
+  sa.end_bit = args.end_bit;
+  return segmented_sort(at<void>(workspace, layout.sort_workspace), layout.sort_bytes, sort_plan_for(plan), sa, stream);
+}
+
+const DeviceStatus* bin_device_status(const void* workspace) noexcept {
+  return static_cast<const DeviceStatus*>(workspace);
+}
+
+Status to_bin_status(const DeviceStatus& s) noexcept {
+  char message[160];
+  if (s.code == int(StatusCode::invalid_argument) && s.reserved == detail::kBinErrorTileId) {
+    std::snprintf(message, sizeof(message), "record %" PRIu64 " has tile id %" PRIu64 ", not below num_tiles", s.index,
+                  s.value);
+    return Status(StatusCode::invalid_argument, message);
+  }
+  if (s.code == int(StatusCode::invalid_argument) && s.reserved == detail::kBinErrorPermutation) {
+    std::snprintf(message, sizeof(message), "permutation[%" PRIu64 "] = %" PRIu64 " is not below the record count",
+                  s.index, s.value);
+    return Status(StatusCode::invalid_argument, message);
+  }
+  return to_status(s);
+}
+
+namespace {
+Status read_status_at(const void* address, Stream stream, bool binning) {
+  DeviceStatus status{};
+  cudaError_t err = cudaMemcpyAsync(&status, address, sizeof(status), cudaMemcpyDeviceToHost, stream);
+  if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
+  if (err != cudaSuccess) return Status::from_cuda(err, "reading the device status");
+  return binning ? to_bin_status(status) : to_status(status);
+}
+}  // namespace
+
+Status read_bin_status(const void* workspace, Stream stream) noexcept {
+  if (!workspace) return Status(StatusCode::invalid_argument, "workspace is null");
+  return read_status_at(workspace, stream, true);
+}
+
+Status read_bin_and_sort_status(const void* workspace, const BinPlan& plan, Stream stream) noexcept {
+  Status s = read_bin_status(workspace, stream);
+  if (!s.ok()) return s;
+  if (!(s = detail::check_bin_plan(plan)).ok()) return s;
+  std::size_t sort_bytes = 0;
+  if (!(s = detail::sort_bytes_for(plan, &sort_bytes)).ok()) return s;
+  const detail::BinLayout layout = detail::make_bin_layout(plan, true, sort_bytes);
+  return read_status_at(static_cast<const unsigned char*>(workspace) + layout.sort_workspace, stream, false);
+}
+
+}  // namespace tilesort
