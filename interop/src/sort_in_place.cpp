@@ -9,29 +9,45 @@
 namespace tilesort {
 namespace interop {
 
-Status sort_in_place(SharedTimelineSemaphore& semaphore, std::uint64_t wait_value, std::uint64_t signal_value,
-                     void* workspace, std::size_t workspace_bytes, const SortPlan& plan, const SortArgs& args,
-                     Stream stream) noexcept {
-  if (!semaphore.valid()) return Status(StatusCode::invalid_argument, "sort_in_place: empty semaphore");
+Status run_between(SharedTimelineSemaphore& semaphore, std::uint64_t wait_value, std::uint64_t signal_value,
+                   Stream stream, StreamWork work, void* context) noexcept {
+  if (!semaphore.valid() || work == nullptr)
+    return Status(StatusCode::invalid_argument, "run_between: empty semaphore or null work");
   if (signal_value <= wait_value)
-    return Status(StatusCode::ordering_violation, "sort_in_place: signal_value must be above wait_value");
+    return Status(StatusCode::ordering_violation, "run_between: signal_value must be above wait_value");
   // Refuse a signal that cannot rise before the wait is enqueued: after the
   // wait, the signal must always follow (see below).
   if (signal_value <= semaphore.promised_value())
     return Status(StatusCode::ordering_violation,
-                  "sort_in_place: signal_value is not above the semaphore's highest promised value");
+                  "run_between: signal_value is not above the semaphore's highest promised value");
   detail::CudaDeviceScope scope;
   Status st = scope.enter(semaphore.cuda_device());
   if (!st) return st;
 
   st = semaphore.cuda_wait(wait_value, stream);
   if (!st) return st;  // nothing enqueued
-  const Status sort_status = segmented_sort(workspace, workspace_bytes, plan, args, stream);
-  // Signal even when the sort refused its arguments: the Vulkan side waits
+  const Status work_status = work(context, stream);
+  // Signal even when the work refused its arguments: the Vulkan side waits
   // for this value and must never hang.
   const Status signal_status = semaphore.cuda_signal(signal_value, stream);
-  if (!sort_status) return sort_status;
+  if (!work_status) return work_status;
   return signal_status;
+}
+
+Status sort_in_place(SharedTimelineSemaphore& semaphore, std::uint64_t wait_value, std::uint64_t signal_value,
+                     void* workspace, std::size_t workspace_bytes, const SortPlan& plan, const SortArgs& args,
+                     Stream stream) noexcept {
+  return run_between(semaphore, wait_value, signal_value, stream, [&](Stream s) noexcept {
+    return segmented_sort(workspace, workspace_bytes, plan, args, s);
+  });
+}
+
+Status bin_and_sort_between(SharedTimelineSemaphore& semaphore, std::uint64_t wait_value, std::uint64_t signal_value,
+                            void* workspace, std::size_t workspace_bytes, const BinPlan& plan, const BinArgs& args,
+                            Stream stream) noexcept {
+  return run_between(semaphore, wait_value, signal_value, stream, [&](Stream s) noexcept {
+    return bin_and_sort(workspace, workspace_bytes, plan, args, s);
+  });
 }
 
 InPlaceSorter::InPlaceSorter(InPlaceSorter&& other) noexcept

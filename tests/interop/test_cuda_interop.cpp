@@ -376,6 +376,39 @@ TEST_F(InteropTest, SortInPlaceAlwaysSignalsOnceItWaitedSanitizer) {
   TS_CUDA_ASSERT(cudaStreamSynchronize(stream_));
 }
 
+// run_between: any stream work between a wait and a signal; the work runs
+// only when the wait was accepted, and Vulkan sees what it wrote.
+TEST_F(InteropTest, RunBetweenOrdersArbitraryWorkSanitizer) {
+  ti::SharedTimelineSemaphore sem;
+  TS_OK(ti::SharedTimelineSemaphore::create(device_, cuda_device_, 0, &sem));
+  UnblockOnExit unblock{vk_->device, {sem.vk_semaphore()}};
+  ti::SharedBuffer buffer;
+  TS_OK(ti::SharedBuffer::create(device_, cuda_device_, 4096, &buffer));
+  int calls = 0;
+  auto fill = [&](tilesort::Stream s) noexcept {
+    ++calls;
+    return Status::from_cuda(cudaMemsetAsync(buffer.cuda_ptr(), 0x7E, 4096, s), "cudaMemsetAsync");
+  };
+  EXPECT_EQ(ti::run_between(sem, 1, 2, stream_, fill).code(), StatusCode::ordering_violation);
+  EXPECT_EQ(calls, 0) << "work ran although the wait was refused";
+  TS_OK(sem.signal_from_host(1));
+  TS_OK(ti::run_between(sem, 1, 2, stream_, fill));
+  EXPECT_EQ(calls, 1);
+  TS_OK(sem.host_wait(2, 10 * kSecond));
+  std::vector<unsigned char> got;
+  ASSERT_NO_FATAL_FAILURE(vk_read(buffer.vk_buffer(), 0, 4096, &got));
+  EXPECT_EQ(std::count(got.begin(), got.end(), 0x7E), 4096);
+
+  // bin_and_sort_between with arguments bin_and_sort refuses: error returned, signal still sent.
+  tilesort::BinPlan plan;
+  tilesort::BinArgs args;
+  const Status s = ti::bin_and_sort_between(sem, 2, 3, nullptr, 0, plan, args, stream_);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.code(), StatusCode::ordering_violation) << s.what();
+  TS_OK(sem.host_wait(3, 10 * kSecond));
+  TS_CUDA_ASSERT(cudaStreamSynchronize(stream_));
+}
+
 // --- Frames: Vulkan writes -> CUDA sorts in place -> Vulkan verifies -------------------------
 struct FrameRig {
   static constexpr std::uint32_t kSlots = 1000;

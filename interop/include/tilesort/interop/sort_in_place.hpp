@@ -15,12 +15,36 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <type_traits>
+
+#include "tilesort/binning.hpp"
 #include "tilesort/interop/timeline_semaphore.hpp"
 #include "tilesort/segmented_sort.hpp"
 #include "tilesort/status.hpp"
 
 namespace tilesort {
 namespace interop {
+
+/// The shape every call below has: on `stream`, a semaphore wait for
+/// `wait_value`, then `work(context, stream)` (run with the semaphore's CUDA
+/// device current), then a signal of `signal_value`. If the wait is refused
+/// nothing is enqueued; once it is enqueued the signal always follows, even
+/// when `work` returns an error (which is then returned).
+using StreamWork = Status (*)(void* context, Stream stream);
+Status run_between(SharedTimelineSemaphore& semaphore, std::uint64_t wait_value, std::uint64_t signal_value,
+                   Stream stream, StreamWork work, void* context) noexcept;
+
+/// run_between for any callable `Status work(Stream)`, e.g. a lambda that
+/// calls tilesort::bin or several tilesort calls.
+template <class Work>
+Status run_between(SharedTimelineSemaphore& semaphore, std::uint64_t wait_value, std::uint64_t signal_value,
+                   Stream stream, Work&& work) noexcept {
+  using W = std::remove_reference_t<Work>;
+  return run_between(
+      semaphore, wait_value, signal_value, stream,
+      [](void* context, Stream s) noexcept -> Status { return (*static_cast<W*>(context))(s); },
+      const_cast<void*>(static_cast<const void*>(&work)));
+}
 
 /// Enqueues on `stream`: semaphore wait for `wait_value`, segmented_sort of
 /// `args` (in place) with the caller's workspace, semaphore signal of
@@ -34,6 +58,13 @@ namespace interop {
 Status sort_in_place(SharedTimelineSemaphore& semaphore, std::uint64_t wait_value, std::uint64_t signal_value,
                      void* workspace, std::size_t workspace_bytes, const SortPlan& plan, const SortArgs& args,
                      Stream stream) noexcept;
+
+/// bin_and_sort (tilesort/binning.hpp) between a wait and a signal: records
+/// emitted by Vulkan into shared buffers become per-tile sorted ranges (also
+/// in shared buffers) for Vulkan to consume. Same guarantees as sort_in_place.
+Status bin_and_sort_between(SharedTimelineSemaphore& semaphore, std::uint64_t wait_value, std::uint64_t signal_value,
+                            void* workspace, std::size_t workspace_bytes, const BinPlan& plan, const BinArgs& args,
+                            Stream stream) noexcept;
 
 /// Owns the workspace for one plan on one CUDA device, so the frame loop is
 /// one call. The workspace is allocated once, in create().
