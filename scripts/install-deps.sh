@@ -4,7 +4,10 @@
 # prerequisite (see README); this script only checks that nvcc can be found.
 set -euo pipefail
 
-packages=(cmake make g++ libgtest-dev)
+packages=(cmake make g++ libgtest-dev
+  # Vulkan interop (interop/, shaders/): headers + loader, glslc, and lavapipe
+  # (mesa-vulkan-drivers) so CI runs the Vulkan side of the interop tests on the CPU.
+  libvulkan-dev glslc mesa-vulkan-drivers)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -18,6 +18,10 @@ const char* to_string(StatusCode code) noexcept {
     case StatusCode::offsets_not_monotonic: return "offsets_not_monotonic";
     case StatusCode::segment_too_large: return "segment_too_large";
     case StatusCode::cuda_error: return "cuda_error";
+    case StatusCode::vulkan_error: return "vulkan_error";
+    case StatusCode::missing_vulkan_support: return "missing_vulkan_support";
+    case StatusCode::device_mismatch: return "device_mismatch";
+    case StatusCode::ordering_violation: return "ordering_violation";
   }
   return "unknown_status";
 }

@@ -20,6 +20,11 @@ enum class StatusCode : std::int32_t {
   offsets_not_monotonic,  // offsets[i] > offsets[i + 1] (device-detected)
   segment_too_large,      // a segment above plan.max_segment_items or 2^31 - 1
   cuda_error,             // a CUDA runtime call failed; see cuda_error()
+  // Vulkan interop (tilesort::interop):
+  vulkan_error,           // a Vulkan call failed; the message names it and its VkResult
+  missing_vulkan_support, // a required Vulkan extension / feature is absent or not enabled
+  device_mismatch,        // no CUDA device has the Vulkan physical device's UUID
+  ordering_violation,     // a semaphore wait/signal would break the timeline protocol
 };
 
 /// Human-readable name of a status code ("ok", "invalid_argument", ...).

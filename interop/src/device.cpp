@@ -1,0 +1,276 @@
+#include "tilesort/interop/device.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace tilesort {
+namespace interop {
+
+const char* to_string(VkResult result) noexcept {
+  switch (result) {
+#define TS_VK_CASE(x) \
+  case x:             \
+    return #x;
+    TS_VK_CASE(VK_SUCCESS)
+    TS_VK_CASE(VK_NOT_READY)
+    TS_VK_CASE(VK_TIMEOUT)
+    TS_VK_CASE(VK_EVENT_SET)
+    TS_VK_CASE(VK_EVENT_RESET)
+    TS_VK_CASE(VK_INCOMPLETE)
+    TS_VK_CASE(VK_ERROR_OUT_OF_HOST_MEMORY)
+    TS_VK_CASE(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+    TS_VK_CASE(VK_ERROR_INITIALIZATION_FAILED)
+    TS_VK_CASE(VK_ERROR_DEVICE_LOST)
+    TS_VK_CASE(VK_ERROR_MEMORY_MAP_FAILED)
+    TS_VK_CASE(VK_ERROR_LAYER_NOT_PRESENT)
+    TS_VK_CASE(VK_ERROR_EXTENSION_NOT_PRESENT)
+    TS_VK_CASE(VK_ERROR_FEATURE_NOT_PRESENT)
+    TS_VK_CASE(VK_ERROR_INCOMPATIBLE_DRIVER)
+    TS_VK_CASE(VK_ERROR_TOO_MANY_OBJECTS)
+    TS_VK_CASE(VK_ERROR_FORMAT_NOT_SUPPORTED)
+    TS_VK_CASE(VK_ERROR_FRAGMENTED_POOL)
+    TS_VK_CASE(VK_ERROR_UNKNOWN)
+    TS_VK_CASE(VK_ERROR_OUT_OF_POOL_MEMORY)
+    TS_VK_CASE(VK_ERROR_INVALID_EXTERNAL_HANDLE)
+    TS_VK_CASE(VK_ERROR_FRAGMENTATION)
+    TS_VK_CASE(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS)
+#undef TS_VK_CASE
+    default:
+      return "VkResult(unknown)";
+  }
+}
+
+Status vulkan_status(VkResult result, const char* what) noexcept {
+  if (result == VK_SUCCESS) return Status();
+  char message[160];
+  std::snprintf(message, sizeof message, "%s failed: %s (%d)", what ? what : "Vulkan call", to_string(result),
+                int(result));
+  return Status(StatusCode::vulkan_error, message);
+}
+
+std::vector<const char*> instance_extensions() { return {}; }
+
+std::vector<const char*> device_extensions() {
+  return {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
+}
+
+RequiredFeatures::RequiredFeatures() noexcept {
+  vulkan12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  vulkan12.timelineSemaphore = VK_TRUE;
+}
+
+void* RequiredFeatures::chain(void* next) noexcept {
+  vulkan12.pNext = next;
+  return &vulkan12;
+}
+
+namespace {
+
+bool has_extension(const std::vector<VkExtensionProperties>& list, const char* name) {
+  for (const auto& e : list)
+    if (std::strcmp(e.extensionName, name) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+Status query_device_support(VkPhysicalDevice physical, DeviceSupport* out) noexcept {
+  if (physical == VK_NULL_HANDLE || out == nullptr)
+    return Status(StatusCode::invalid_argument, "query_device_support: null physical device or output");
+  try {
+    DeviceSupport s;
+    VkPhysicalDeviceProperties props{};
+    vkGetPhysicalDeviceProperties(physical, &props);
+    s.device_name = props.deviceName;
+    s.api_version = props.apiVersion;
+    s.api_version_ok = props.apiVersion >= kMinVulkanApiVersion;
+
+    std::uint32_t count = 0;
+    VkResult r = vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr);
+    if (r != VK_SUCCESS) return vulkan_status(r, "vkEnumerateDeviceExtensionProperties");
+    std::vector<VkExtensionProperties> extensions(count);
+    r = vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, extensions.data());
+    if (r != VK_SUCCESS && r != VK_INCOMPLETE) return vulkan_status(r, "vkEnumerateDeviceExtensionProperties");
+    extensions.resize(count);
+    s.external_memory_fd = has_extension(extensions, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+    s.external_semaphore_fd = has_extension(extensions, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+
+    if (s.api_version_ok) {
+      VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+      VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+      f2.pNext = &f12;
+      vkGetPhysicalDeviceFeatures2(physical, &f2);
+      s.timeline_semaphore = f12.timelineSemaphore == VK_TRUE;
+
+      VkPhysicalDeviceExternalBufferInfo buffer_info{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO};
+      buffer_info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                          VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+      buffer_info.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+      VkExternalBufferProperties buffer_props{VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
+      vkGetPhysicalDeviceExternalBufferProperties(physical, &buffer_info, &buffer_props);
+      s.exportable_buffer_memory = (buffer_props.externalMemoryProperties.externalMemoryFeatures &
+                                    VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT) != 0;
+
+      VkSemaphoreTypeCreateInfo type_info{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+      type_info.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+      VkPhysicalDeviceExternalSemaphoreInfo sem_info{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO};
+      sem_info.pNext = &type_info;
+      sem_info.handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT;
+      VkExternalSemaphoreProperties sem_props{VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES};
+      vkGetPhysicalDeviceExternalSemaphoreProperties(physical, &sem_info, &sem_props);
+      s.exportable_timeline_semaphore =
+          (sem_props.externalSemaphoreFeatures & VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT) != 0;
+    }
+
+    if (!s.api_version_ok) {
+      char line[96];
+      std::snprintf(line, sizeof line, "Vulkan API %u.%u (1.2 or newer needed for timeline semaphores)",
+                    VK_API_VERSION_MAJOR(s.api_version), VK_API_VERSION_MINOR(s.api_version));
+      s.missing.push_back(line);
+    }
+    if (!s.external_memory_fd)
+      s.missing.push_back("device extension " VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME " (share buffer memory)");
+    if (!s.external_semaphore_fd)
+      s.missing.push_back("device extension " VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME " (share semaphores)");
+    if (s.api_version_ok && !s.timeline_semaphore)
+      s.missing.push_back("feature timelineSemaphore (VkPhysicalDeviceVulkan12Features)");
+    if (s.api_version_ok && s.external_memory_fd && !s.exportable_buffer_memory)
+      s.missing.push_back("opaque-fd export of storage-buffer memory");
+    if (s.api_version_ok && s.external_semaphore_fd && s.timeline_semaphore && !s.exportable_timeline_semaphore)
+      s.missing.push_back("opaque-fd export of timeline semaphores");
+    *out = std::move(s);
+    return Status();
+  } catch (...) {
+    return Status(StatusCode::invalid_argument, "query_device_support: out of host memory");
+  }
+}
+
+Status check_device_support(VkPhysicalDevice physical) noexcept {
+  DeviceSupport s;
+  Status st = query_device_support(physical, &s);
+  if (!st) return st;
+  if (s.complete()) return Status();
+  std::string text = "'" + s.device_name + "' lacks: ";
+  for (std::size_t i = 0; i < s.missing.size(); ++i) text += (i ? "; " : "") + s.missing[i];
+  return Status(StatusCode::missing_vulkan_support, text.c_str());
+}
+
+std::string to_string(const DeviceUuid& uuid) {
+  std::string out;
+  char hex[3];
+  for (std::size_t i = 0; i < uuid.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    std::snprintf(hex, sizeof hex, "%02x", uuid[i]);
+    out += hex;
+  }
+  return out;
+}
+
+Status match_cuda_device(DeviceMatchReport* report) noexcept {
+  if (report == nullptr) return Status(StatusCode::invalid_argument, "match_cuda_device: null report");
+  report->matched = -1;
+  for (const auto& d : report->cuda_devices) {
+    if (d.uuid == report->vulkan_uuid) {
+      report->matched = d.ordinal;
+      return Status();
+    }
+  }
+  try {
+    // The Status message is short (it never allocates); keep the names and
+    // UUIDs, which are what tells the devices apart. The report has it all.
+    std::string text = "Vulkan device '" + report->vulkan_name + "' (UUID " + to_string(report->vulkan_uuid) +
+                       ") is none of the " + std::to_string(report->cuda_devices.size()) + " CUDA device(s):";
+    for (const auto& d : report->cuda_devices)
+      text += " #" + std::to_string(d.ordinal) + " '" + d.name + "' " + to_string(d.uuid) + ";";
+    return Status(StatusCode::device_mismatch, text.c_str());
+  } catch (...) {
+    return Status(StatusCode::device_mismatch, "no CUDA device has the Vulkan device's UUID");
+  }
+}
+
+Status find_cuda_device(VkPhysicalDevice physical, int* cuda_device, DeviceMatchReport* report) noexcept {
+  if (physical == VK_NULL_HANDLE || cuda_device == nullptr)
+    return Status(StatusCode::invalid_argument, "find_cuda_device: null physical device or output");
+  *cuda_device = -1;
+  try {
+    DeviceMatchReport local;
+    DeviceMatchReport& r = report ? *report : local;
+    r = DeviceMatchReport();
+
+    VkPhysicalDeviceIDProperties id{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
+    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    props.pNext = &id;
+    vkGetPhysicalDeviceProperties2(physical, &props);
+    r.vulkan_name = props.properties.deviceName;
+    std::memcpy(r.vulkan_uuid.data(), id.deviceUUID, VK_UUID_SIZE);
+
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+      (void)cudaGetLastError();
+      return Status::from_cuda(e, "find_cuda_device: cudaGetDeviceCount");
+    }
+    for (int i = 0; i < count; ++i) {
+      cudaDeviceProp prop{};
+      e = cudaGetDeviceProperties(&prop, i);
+      if (e != cudaSuccess) return Status::from_cuda(e, "find_cuda_device: cudaGetDeviceProperties");
+      DeviceMatchReport::CudaDevice d;
+      d.ordinal = i;
+      d.name = prop.name;
+      std::memcpy(d.uuid.data(), prop.uuid.bytes, 16);
+      r.cuda_devices.push_back(d);
+    }
+    Status st = match_cuda_device(&r);
+    if (st) *cuda_device = r.matched;
+    return st;
+  } catch (...) {
+    return Status(StatusCode::invalid_argument, "find_cuda_device: out of host memory");
+  }
+}
+
+Status VulkanDevice::create(VkInstance instance, VkPhysicalDevice physical, VkDevice device, VulkanDevice* out,
+                            Require require) noexcept {
+  if (instance == VK_NULL_HANDLE || physical == VK_NULL_HANDLE || device == VK_NULL_HANDLE || out == nullptr)
+    return Status(StatusCode::invalid_argument, "VulkanDevice::create: null instance, physical device, device or output");
+  VulkanDevice d;
+  d.instance_ = instance;
+  d.physical_ = physical;
+  d.device_ = device;
+  VkPhysicalDeviceProperties props{};
+  vkGetPhysicalDeviceProperties(physical, &props);
+  if (props.apiVersion < kMinVulkanApiVersion)
+    return Status(StatusCode::missing_vulkan_support, "Vulkan 1.2 or newer is needed (timeline semaphores)");
+  // vkGetDeviceProcAddr returns null for entry points of extensions that were
+  // not enabled on `device`: that is how "not enabled" is told apart from
+  // "not supported" (which query_device_support reports).
+  d.get_memory_fd = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(device, "vkGetMemoryFdKHR"));
+  d.get_semaphore_fd = reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(vkGetDeviceProcAddr(device, "vkGetSemaphoreFdKHR"));
+  std::string missing;
+  if (!d.get_memory_fd) missing += " " VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+  if (!d.get_semaphore_fd) missing += " " VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME;
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  f2.pNext = &f12;
+  vkGetPhysicalDeviceFeatures2(physical, &f2);
+  if (f12.timelineSemaphore != VK_TRUE) missing += " timelineSemaphore(feature)";
+  if (!missing.empty() && require == Require::all) {
+    std::string text = "not enabled on the VkDevice:" + missing + " (enable device_extensions(), RequiredFeatures)";
+    return Status(StatusCode::missing_vulkan_support, text.c_str());
+  }
+  *out = d;
+  return Status();
+}
+
+int VulkanDevice::find_memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags flags) const noexcept {
+  VkPhysicalDeviceMemoryProperties mem{};
+  vkGetPhysicalDeviceMemoryProperties(physical_, &mem);
+  for (std::uint32_t i = 0; i < mem.memoryTypeCount; ++i)
+    if ((type_bits & (1u << i)) && (mem.memoryTypes[i].propertyFlags & flags) == flags) return int(i);
+  return -1;
+}
+
+}  // namespace interop
+}  // namespace tilesort
