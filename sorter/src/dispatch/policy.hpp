@@ -19,18 +19,6 @@ struct BlockShape {
   static constexpr int kTileItems = THREADS_ * ITEMS_MAX_;
 };
 
-enum class BlockAlgorithm { radix, merge };
-
-/// One block per segment, sorted in shared memory: LSD radix sort with
-/// RADIX_BITS-bit digits (cub::BlockRadixSort; cost grows with the compared
-/// bits) or a stable merge sort (cub::BlockMergeSort; cost independent of
-/// the bits, better for short tiles).
-template <int THREADS_, int ITEMS_, BlockAlgorithm ALGORITHM_, int RADIX_BITS_ = 4>
-struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
-  static constexpr BlockAlgorithm kAlgorithm = ALGORITHM_;
-  static constexpr int kRadixBits = RADIX_BITS_;
-};
-
 /// Hopper (sm_90) tuning; also used on every GPU whose blocks can have the
 /// shared memory the largest block shape needs (sm_80 and newer).
 struct Sm90Policy {
@@ -39,15 +27,15 @@ struct Sm90Policy {
   // keys), so it is compiled for occupancy.
   static constexpr int kWarpKernelThreads = 256;
   static constexpr int kWarpKernelMinBlocks = 4;
-  // One block per segment. Shapes from measurements of cub::BlockRadixSort
-  // per segment size on an H200 (see ../shared/ANCHORS.md calibration).
-  // Ascending sizes; a segment goes to the first shape that holds it, so a
-  // short segment never pays for a much larger tile.
-  using BlockShapes = std::tuple<BlockSortShape<64, 4, BlockAlgorithm::merge>,       // 129..256
-                                 BlockSortShape<128, 8, BlockAlgorithm::radix, 4>,   // 257..1024
-                                 BlockSortShape<256, 8, BlockAlgorithm::radix, 5>,   // 1025..2048
-                                 BlockSortShape<256, 16, BlockAlgorithm::radix, 5>,  // 2049..4096
-                                 BlockSortShape<512, 16, BlockAlgorithm::radix, 5>>; // 4097..8192
+  // One block per segment, sorted by block::BlockSort (the public device
+  // API). Shapes from the "block" bench suite on an H200 (tilesort x copy per
+  // tile shape). Ascending sizes; a segment goes to the first shape that
+  // holds it, so a short segment never pays for a much larger tile.
+  using BlockShapes = std::tuple<BlockShape<64, 4>,     // 129..256
+                                 BlockShape<128, 8>,    // 257..1024
+                                 BlockShape<256, 8>,    // 1025..2048
+                                 BlockShape<256, 16>,   // 2049..4096
+                                 BlockShape<512, 16>>;  // 4097..8192
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;

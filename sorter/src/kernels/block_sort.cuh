@@ -1,30 +1,28 @@
-// Segments that fit one block: one block per segment, stable LSD radix sort
-// in shared memory over the compared bit range (cub::BlockRadixSort), so
-// fewer bits means fewer passes. Values do not travel through the passes:
-// each key carries its 16-bit position in the segment and values are
-// gathered once at the end, which keeps the exchanges at 2 bytes per key
-// whatever the value width.
+// Segments that fit one block: one block per segment, sorted by the public
+// device API's block::BlockSort (bitonic network over (key, position) words,
+// bank-conflict-free shared-memory transposes; see
+// tilesort/block/block_sort.cuh). The library and user kernels share that one
+// implementation. Keys are encoded and masked to the compared bit range;
+// the sort returns, per rank, the input position, and keys and values are
+// gathered from their source once at the end (the segment was just loaded,
+// so those reads hit L1/L2).
 #pragma once
 
 #include <cub/block/block_load.cuh>
-#include <cub/block/block_merge_sort.cuh>
-#include <cub/block/block_radix_sort.cuh>
 
 #include "dispatch/policy.hpp"
 #include "kernels/common.cuh"
+#include "tilesort/block/block_sort.cuh"
 
 namespace tilesort {
 namespace detail {
 
 template <class Shape, class Bits, class Value>
 struct BlockSorter {
-  static_assert(Shape::kTileItems <= 65536, "positions are 16-bit");
-  using Position = std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>;
   using Load = cub::BlockLoad<Bits, Shape::kThreads, Shape::kItemsMax, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  static constexpr bool kRadix = Shape::kAlgorithm == BlockAlgorithm::radix;
-  using Sort = std::conditional_t<kRadix,
-                                  cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax, Position, Shape::kRadixBits>,
-                                  cub::BlockMergeSort<Bits, Shape::kThreads, Shape::kItemsMax, Position>>;
+  // The key type only selects the word width here: SortPositions takes
+  // encoded bits.
+  using Sort = block::BlockSort<Bits, KeysOnly, Shape::kThreads, Shape::kItemsMax>;
   union TempStorage {
     typename Load::TempStorage load;
     typename Sort::TempStorage sort;
@@ -43,58 +41,44 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
   // Blocked load: thread t holds tile positions [t * kItems, (t + 1) * kItems),
   // the input order the stable sort preserves.
   Bits key[kItems];
-  typename Sorter::Position position[kItems];
-  typename Sorter::Load(storage.load).Load(data.key_source(task) + task.begin, key, int(task.length));
+  const Bits* src_keys = data.key_source(task) + task.begin;
+  typename Sorter::Load(storage.load).Load(src_keys, key, int(task.length));
+  const bool full_mask = data.compare_mask == kAllOnes<Bits>;
 #pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const std::uint32_t p = std::uint32_t(t * kItems + i);
-    // Padding sorts last: all ones is the largest key, and padding follows
-    // every real key in input order.
-    key[i] = p < task.length ? data.codec.encode(key[i]) : kAllOnes<Bits>;
-    if constexpr (kHasValues<Value>) position[i] = typename Sorter::Position(p);
-  }
+  for (int i = 0; i < kItems; ++i) key[i] = data.codec.encode(key[i]) & data.compare_mask;
   __syncthreads();  // storage.load and storage.sort alias
 
-  // Radix: the result is striped (coalesced stores). Merge: blocked. A
-  // range with no bits left to compare is already in order.
-  const int high_bit = task_high_bit(task);
-  const bool needs_sort = high_bit > data.begin_bit;
-  const bool striped = Sorter::kRadix && needs_sort;
+  // A range with no bits left to compare is already in order.
+  std::uint32_t position[kItems];
+  const bool needs_sort = task_high_bit(task) > data.begin_bit;
   if (needs_sort) {
-    typename Sorter::Sort sort(storage.sort);
-    if constexpr (Sorter::kRadix) {
-      if constexpr (kHasValues<Value>) sort.SortBlockedToStriped(key, position, data.begin_bit, high_bit);
-      else sort.SortBlockedToStriped(key, data.begin_bit, high_bit);
-    } else {
-      // Bits above high_bit are equal within the range, so the call's mask is right.
-      const Bits mask = data.compare_mask;
-      const auto less = [mask](const Bits& a, const Bits& b) { return (a & mask) < (b & mask); };
-      if constexpr (kHasValues<Value>) sort.StableSort(key, position, less, int(task.length), kAllOnes<Bits>);
-      else sort.StableSort(key, less, int(task.length), kAllOnes<Bits>);
-    }
-  }
-  const auto tile_position = [&](int i) {
-    return striped ? std::uint32_t(i * Shape::kThreads + t) : std::uint32_t(t * kItems + i);
-  };
-
-  Value value[kItems];
-  if constexpr (kHasValues<Value>) {
-    const Value* src_values = data.value_source(task) + task.begin;
+    typename Sorter::Sort(storage.sort).SortPositions(key, int(task.length), position);
+  } else {
 #pragma unroll
-    for (int i = 0; i < kItems; ++i)
-      if (tile_position(i) < task.length) value[i] = src_values[position[i]];
+    for (int i = 0; i < kItems; ++i) position[i] = std::uint32_t(t * kItems + i);
+  }
+
+  // Keys compared on all their bits come straight from the sort; otherwise
+  // (bit range, or no sort) they are gathered like the values.
+  const bool gather_keys = !full_mask || !needs_sort;
+  Value value[kItems];
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    if (std::uint32_t(t * kItems + i) < task.length) {
+      if (gather_keys) key[i] = data.codec.encode(src_keys[position[i]]);
+      if constexpr (kHasValues<Value>) value[i] = data.value_source(task)[task.begin + position[i]];
+    }
   }
   __syncthreads();  // in place: all reads of the segment precede the writes
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    const std::uint32_t p = tile_position(i);
+    const std::uint32_t p = std::uint32_t(t * kItems + i);
     if (p < task.length) {
       data.keys[task.begin + p] = data.codec.decode(key[i]);
       if constexpr (kHasValues<Value>) data.values[task.begin + p] = value[i];
     }
   }
 }
-
 /// One block per segment of class CLASS, then per MSD child of that class.
 /// Persistent grid: counts come from device memory.
 template <class Shape, int CLASS, class Bits, class Value>
