@@ -47,7 +47,7 @@ template <class V> using HostValue = std::conditional_t<kWithValues<V>, V, std::
 
 /// One tile per block: blocked load of the whole tile (positions >= valid hold
 /// junk the sort must ignore), sort, store of the valid prefix.
-template <class K, class V, int T, int I>
+template <class K, class V, int T, int I, bool STRIPED>
 __global__ void __launch_bounds__(T) block_sort_kernel(const K* in_keys, const HostValue<V>* in_values, K* out_keys,
                                                        HostValue<V>* out_values, const int* valid, Order order) {
   using Sort = tilesort::block::BlockSort<K, V, T, I>;
@@ -63,13 +63,20 @@ __global__ void __launch_bounds__(T) block_sort_kernel(const K* in_keys, const H
     key[r] = in_keys[base + r];
     if constexpr (kWithValues<V>) value[r] = in_values[base + r];
   }
-  if constexpr (kWithValues<V>) Sort(temp).Sort(key, value, n, order);
-  else Sort(temp).Sort(key, n, order);
+  if constexpr (STRIPED) {
+    if constexpr (kWithValues<V>) Sort(temp).SortBlockedToStriped(key, value, n, order);
+    else Sort(temp).SortBlockedToStriped(key, n, order);
+  } else {
+    if constexpr (kWithValues<V>) Sort(temp).Sort(key, value, n, order);
+    else Sort(temp).Sort(key, n, order);
+  }
+  const std::size_t tile = std::size_t(blockIdx.x) * Sort::kTileItems;
 #pragma unroll
   for (int r = 0; r < I; ++r) {
-    if (int(threadIdx.x * I + r) < n) {
-      out_keys[base + r] = key[r];
-      if constexpr (kWithValues<V>) out_values[base + r] = value[r];
+    const int rank = STRIPED ? r * T + int(threadIdx.x) : int(threadIdx.x) * I + r;
+    if (rank < n) {
+      out_keys[tile + rank] = key[r];
+      if constexpr (kWithValues<V>) out_values[tile + rank] = value[r];
     }
   }
 }
@@ -199,7 +206,7 @@ void download(std::vector<T>& v, const DeviceBuffer& d) {
 }
 
 /// Runs one BlockSort shape over tiles with the given valid counts.
-template <class K, class V, int T, int I>
+template <class K, class V, int T, int I, bool STRIPED = false>
 void check_block_sort(const std::vector<int>& valid, Order order, Dist dist, Rng& rng) {
   constexpr int kTile = T * I;
   const std::size_t slots = valid.size() * kTile;
@@ -215,7 +222,7 @@ void check_block_sort(const std::vector<int>& valid, Order order, Dist dist, Rng
   ASSERT_NO_FATAL_FAILURE(upload(d_out_k, in.keys));
   ASSERT_NO_FATAL_FAILURE(upload(d_out_v, in.values));
   ASSERT_NO_FATAL_FAILURE(upload(d_valid, valid));
-  const auto kernel = block_sort_kernel<K, V, T, I>;
+  const auto kernel = block_sort_kernel<K, V, T, I, STRIPED>;
   constexpr int kSmem = int(sizeof(typename tilesort::block::BlockSort<K, V, T, I>::TempStorage));
   TS_CUDA_ASSERT(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   kernel<<<unsigned(valid.size()), T, kSmem>>>(d_in_k.as<K>(), d_in_v.as<HostValue<V>>(),
@@ -227,7 +234,7 @@ void check_block_sort(const std::vector<int>& valid, Order order, Dist dist, Rng
   ASSERT_NO_FATAL_FAILURE(download(got.keys, d_out_k));
   ASSERT_NO_FATAL_FAILURE(download(got.values, d_out_v));
   std::ostringstream what;
-  what << "BlockSort<" << T << "x" << I << "> " << case_name(key_type_of<K>(), kWithValues<V>, sizeof(HostValue<V>), order, dist);
+  what << "BlockSort<" << T << "x" << I << (STRIPED ? ", striped> " : "> ") << case_name(key_type_of<K>(), kWithValues<V>, sizeof(HostValue<V>), order, dist);
   expect_ranges_equal(want, got, ranges, what.str());
 }
 
@@ -243,11 +250,11 @@ std::vector<int> valid_counts(int tile, bool all, Rng& rng, int samples = 24) {
   return v;
 }
 
-template <class K, class V, int T, int I>
+template <class K, class V, int T, int I, bool STRIPED = false>
 void check_block_sort_all_orders(bool all_counts, const std::vector<Dist>& dists, Rng& rng) {
   for (Order order : {Order::ascending, Order::descending}) {
     for (Dist dist : dists) {
-      ASSERT_NO_FATAL_FAILURE((check_block_sort<K, V, T, I>(valid_counts(T * I, all_counts, rng), order, dist, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_block_sort<K, V, T, I, STRIPED>(valid_counts(T * I, all_counts, rng), order, dist, rng)));
     }
   }
 }
@@ -355,6 +362,14 @@ TEST(BlockSort, EveryCount_u32_b32_128x8) {
   Rng rng(tstest::test_seed());
   check_block_sort_all_orders<std::uint32_t, std::uint32_t, 128, 8>(true, kSizeDists, rng);
 }
+TEST(BlockSort, EveryCount_Striped) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 128, 8, true>(true, kSizeDists, rng);
+  check_block_sort_all_orders<std::uint64_t, KeysOnly, 32, 8, true>(true, kSizeDists, rng);
+  check_block_sort_all_orders<float, std::uint64_t, 256, 16, true>(false, {Dist::specials}, rng);
+  check_block_sort_all_orders<std::int32_t, std::uint32_t, 512, 16, true>(false, kSizeDists, rng);
+}
 TEST(BlockSort, EveryCount_f64_b64_32x8) {
   REQUIRE_CUDA_DEVICE();
   Rng rng(tstest::test_seed());
@@ -428,6 +443,7 @@ TEST(BlockSanitizer, BlockSortPartialTiles) {
   check_block_sort<std::uint32_t, std::uint32_t, 256, 8>({0, 1, 700, 2048}, Order::ascending, Dist::few_unique, rng);
   check_block_sort<double, std::uint64_t, 256, 4>({5, 1024}, Order::descending, Dist::specials, rng);
   check_block_sort<float, std::uint32_t, 256, 2>({300, 512}, Order::ascending, Dist::specials, rng);
+  check_block_sort<std::uint32_t, std::uint32_t, 128, 8, true>({0, 77, 1024}, Order::ascending, Dist::few_unique, rng);
 }
 TEST(BlockSanitizer, BlockMerge) {
   REQUIRE_CUDA_DEVICE();

@@ -88,6 +88,22 @@ __global__ void __launch_bounds__(T) tilesort_block_kernel(const u32* in_keys, c
   store_blocked(out_values + base, value);
 }
 
+// The same sort with a striped result (one more shared-memory transpose)
+// and coalesced scalar stores.
+template <int T, int I>
+__global__ void __launch_bounds__(T) tilesort_striped_kernel(const u32* in_keys, const u32* in_values, u32* out_keys,
+                                                             u32* out_values) {
+  using Sort = tilesort::block::BlockSort<u32, u32, T, I>;
+  __shared__ typename Sort::TempStorage temp;
+  const std::size_t base = std::size_t(blockIdx.x) * (T * I);
+  u32 key[I], value[I];
+  load_blocked(in_keys + base, key);
+  load_blocked(in_values + base, value);
+  Sort(temp).SortBlockedToStriped(key, value);
+  cub::StoreDirectStriped<T>(int(threadIdx.x), out_keys + base, key);
+  cub::StoreDirectStriped<T>(int(threadIdx.x), out_values + base, value);
+}
+
 template <int T, int I>
 __global__ void __launch_bounds__(T) cub_radix_kernel(const u32* in_keys, const u32* in_values, u32* out_keys,
                                                       u32* out_values) {
@@ -122,13 +138,19 @@ __global__ void __launch_bounds__(T) cub_merge_kernel(const u32* in_keys, const 
 
 using Kernel = void (*)(const u32*, const u32*, u32*, u32*);
 
+constexpr int kNumMethods = 4;
+const char* const kMethods[kNumMethods] = {"tilesort BlockSort (blocked out, vector stores)",
+                                           "tilesort BlockSort (striped out)", "cub::BlockRadixSort",
+                                           "cub::BlockMergeSort"};
+
 struct Shape {
   int threads, items;
-  Kernel tilesort, radix, merge;
+  Kernel kernels[kNumMethods];
 };
 template <int T, int I>
 Shape shape() {
-  return Shape{T, I, tilesort_block_kernel<T, I>, cub_radix_kernel<T, I>, cub_merge_kernel<T, I>};
+  return Shape{T, I, {tilesort_block_kernel<T, I>, tilesort_striped_kernel<T, I>, cub_radix_kernel<T, I>,
+                      cub_merge_kernel<T, I>}};
 }
 
 struct TileSize {
@@ -139,15 +161,14 @@ struct TileSize {
 std::vector<TileSize> tile_sizes() {
   return {{256, {shape<32, 8>(), shape<64, 4>(), shape<128, 2>()}},
           {1024, {shape<64, 16>(), shape<128, 8>(), shape<256, 4>()}},
+          {2048, {shape<128, 16>(), shape<256, 8>(), shape<512, 4>()}},
           {4096, {shape<128, 32>(), shape<256, 16>(), shape<512, 8>()}}};
 }
 
-const char* const kMethods[3] = {"tilesort BlockSort", "cub::BlockRadixSort", "cub::BlockMergeSort"};
-
 struct Row {
   int tile, threads, items;
-  double ms[3];
-  bool ok[3];
+  double ms[kNumMethods];
+  bool ok[kNumMethods];
 };
 
 }  // namespace
@@ -219,11 +240,10 @@ int run_block_suite(const SuiteOptions& o) {
     });
     const unsigned grid = unsigned(total / size.items);
     for (const Shape& s : size.shapes) {
-      Row row{size.items, s.threads, s.items, {0, 0, 0}, {false, false, false}};
-      const Kernel kernels[3] = {s.tilesort, s.radix, s.merge};
-      for (int m = 0; m < 3; ++m) {
+      Row row{size.items, s.threads, s.items, {0, 0, 0, 0}, {false, false, false, false}};
+      for (int m = 0; m < kNumMethods; ++m) {
         const auto launch = [&] {
-          kernels[m]<<<grid, s.threads, 0, stream>>>(d_in_k, d_in_v, d_out_k, d_out_v);
+          s.kernels[m]<<<grid, s.threads, 0, stream>>>(d_in_k, d_in_v, d_out_k, d_out_v);
           BENCH_CUDA_CHECK(cudaGetLastError());
         };
         BENCH_CUDA_CHECK(cudaMemsetAsync(d_out_k, 0, bytes, stream));
@@ -241,8 +261,9 @@ int run_block_suite(const SuiteOptions& o) {
         }
         row.ms[m] = time_ms(launch);
       }
-      std::fprintf(stderr, "block %5d %4dx%-2d  tilesort %.3f ms  radix %.3f ms  merge %.3f ms  (copy %.3f ms)\n",
-                   size.items, s.threads, s.items, row.ms[0], row.ms[1], row.ms[2], copy_ms);
+      std::fprintf(stderr,
+                   "block %5d %4dx%-2d  tilesort %.3f / striped %.3f ms  radix %.3f ms  merge %.3f ms  (copy %.3f ms)\n",
+                   size.items, s.threads, s.items, row.ms[0], row.ms[1], row.ms[2], row.ms[3], copy_ms);
       rows.push_back(row);
     }
   }
@@ -263,45 +284,61 @@ int run_block_suite(const SuiteOptions& o) {
      << "timing: median of " << o.reps << " CUDA-event timings after " << o.warmup
      << " warm-ups; copy = cudaMemcpyAsync D2D of the same keys + values bytes: " << copy_ms << " ms\n\n"
      << "## Best shape per method and tile size (x copy, lower is better)\n\n"
+     << "tilesort = the better of its blocked-out (vector stores) and striped-out kernels.\n\n"
      << "| tile | tilesort shape | tilesort x copy | radix shape | radix x copy | merge shape | merge x copy | "
         "speedup vs best CUB |\n|---:|---|---:|---|---:|---|---:|---:|\n";
   js << "{\n  \"suite\": \"block\",\n  \"commit\": \"" << o.commit << "\",\n  \"date\": \"" << o.date
      << "\",\n  \"device\": \"" << o.device << "\",\n  \"pairs\": " << total << ",\n  \"copy_ms\": " << copy_ms
      << ",\n  \"rows\": [";
   for (const TileSize& size : tile_sizes()) {
+    // best[0]: tilesort (either output arrangement), best[1]: radix, best[2]: merge.
     const Row* best[3] = {nullptr, nullptr, nullptr};
+    int best_tilesort_method = 0;
+    double best_ms[3] = {0, 0, 0};
     for (const Row& r : rows) {
       if (r.tile != size.items) continue;
-      for (int m = 0; m < 3; ++m)
-        if (r.ok[m] && (!best[m] || r.ms[m] < best[m]->ms[m])) best[m] = &r;
+      for (int m = 0; m < kNumMethods; ++m) {
+        const int slot = m < 2 ? 0 : m - 1;
+        if (r.ok[m] && (!best[slot] || r.ms[m] < best_ms[slot])) {
+          best[slot] = &r;
+          best_ms[slot] = r.ms[m];
+          if (slot == 0) best_tilesort_method = m;
+        }
+      }
     }
     md << "| " << size.items;
     for (int m = 0; m < 3; ++m) {
-      if (best[m]) md << " | " << best[m]->threads << "x" << best[m]->items << " | " << best[m]->ms[m] / copy_ms;
-      else md << " | - | FAILED";
+      if (best[m]) {
+        md << " | " << best[m]->threads << "x" << best[m]->items;
+        if (m == 0) md << (best_tilesort_method == 1 ? " striped" : " blocked");
+        md << " | " << best_ms[m] / copy_ms;
+      } else {
+        md << " | - | FAILED";
+      }
     }
     if (best[0] && best[1] && best[2])
-      md << " | " << std::min(best[1]->ms[1], best[2]->ms[2]) / best[0]->ms[0] << "x |\n";
+      md << " | " << std::min(best_ms[1], best_ms[2]) / best_ms[0] << "x |\n";
     else
       md << " | - |\n";
   }
-  md << "\n## Every shape (x copy; same threads x items per thread for all three)\n\n"
-     << "| tile | shape | tilesort | cub radix | cub merge | tilesort ms | radix ms | merge ms |\n"
-     << "|---:|---|---:|---:|---:|---:|---:|---:|\n";
+  md << "\n## Every shape (x copy; same threads x items per thread for all)\n\n"
+     << "| tile | shape | tilesort blocked | tilesort striped | cub radix | cub merge | tilesort ms | striped ms | radix ms "
+        "| merge ms |\n"
+     << "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   bool first = true;
   for (const Row& r : rows) {
     md << "| " << r.tile << " | " << r.threads << "x" << r.items;
-    for (int m = 0; m < 3; ++m) {
+    for (int m = 0; m < kNumMethods; ++m) {
       if (r.ok[m]) md << " | " << r.ms[m] / copy_ms;
       else md << " | WRONG";
     }
-    for (int m = 0; m < 3; ++m) md << " | " << r.ms[m];
+    for (int m = 0; m < kNumMethods; ++m) md << " | " << r.ms[m];
     md << " |\n";
     js << (first ? "" : ",") << "\n    {\"tile\": " << r.tile << ", \"threads\": " << r.threads
-       << ", \"items\": " << r.items << ", \"tilesort_ms\": " << r.ms[0] << ", \"cub_radix_ms\": " << r.ms[1]
-       << ", \"cub_merge_ms\": " << r.ms[2] << ", \"verified\": ["
-       << (r.ok[0] ? "true" : "false") << ", " << (r.ok[1] ? "true" : "false") << ", "
-       << (r.ok[2] ? "true" : "false") << "]}";
+       << ", \"items\": " << r.items << ", \"tilesort_ms\": " << r.ms[0] << ", \"tilesort_striped_ms\": " << r.ms[1]
+       << ", \"cub_radix_ms\": " << r.ms[2] << ", \"cub_merge_ms\": " << r.ms[3] << ", \"verified\": [";
+    for (int m = 0; m < kNumMethods; ++m) js << (m ? ", " : "") << (r.ok[m] ? "true" : "false");
+    js << "]}";
     first = false;
   }
   js << "\n  ]\n}\n";

@@ -250,11 +250,31 @@ class BlockSort {
     permute_values(values, w, valid_items, int(threadIdx.x));
   }
 
+  /// As Sort(), but the result is striped: thread t holds ranks
+  /// r * BLOCK_THREADS + t (r = 0..ITEMS_PER_THREAD-1), so that stores to
+  /// global memory coalesce. Costs one more conflict-free transpose.
+  __device__ __forceinline__ void SortBlockedToStriped(Key (&keys)[ITEMS_PER_THREAD], int valid_items = kTileItems,
+                                                       Order order = Order::ascending) {
+    Word w[ITEMS_PER_THREAD];
+    sort_keys<true>(keys, valid_items, order, w);
+  }
+  __device__ __forceinline__ void SortBlockedToStriped(Key (&keys)[ITEMS_PER_THREAD],
+                                                       Value (&values)[ITEMS_PER_THREAD],
+                                                       int valid_items = kTileItems, Order order = Order::ascending) {
+    static_assert(kHasValues, "BlockSort<Key, KeysOnly, ...> has no values");
+    Word w[ITEMS_PER_THREAD];
+    sort_keys<true>(keys, valid_items, order, w);
+    __syncthreads();  // other threads may still read the striped words
+    permute_values<true>(values, w, valid_items, int(threadIdx.x));
+  }
+
   /// Low-level form for callers that encode keys themselves (the library's
   /// one-block kernels): sorts encoded bits ascending and returns, per output
-  /// rank (blocked), the input tile position it came from. Items at
-  /// positions >= valid_items must hold the largest encoded value
-  /// (~Bits(0)); they stay after every valid item. Synchronisation as Sort().
+  /// rank, the input tile position it came from. Items at positions >=
+  /// valid_items are ignored (ranks >= valid_items hold padding). STRIPED
+  /// selects the output arrangement (blocked or striped, as above); the
+  /// input is blocked. Synchronisation as Sort().
+  template <bool STRIPED = false>
   __device__ __forceinline__ void SortPositions(Bits (&encoded)[ITEMS_PER_THREAD], int valid_items,
                                                 std::uint32_t (&position)[ITEMS_PER_THREAD]) {
     const int t = int(threadIdx.x);
@@ -265,6 +285,7 @@ class BlockSort {
       w[r] = p < valid_items ? Word::make(encoded[r], std::uint32_t(p)) : Word::padding();
     }
     Network::sort(w, storage_.planes, t);
+    if constexpr (STRIPED) to_striped(w, t);
 #pragma unroll
     for (int r = 0; r < ITEMS_PER_THREAD; ++r) {
       encoded[r] = w[r].key();
@@ -273,6 +294,7 @@ class BlockSort {
   }
 
  private:
+  template <bool STRIPED = false>
   __device__ __forceinline__ void sort_keys(Key (&keys)[ITEMS_PER_THREAD], int valid_items, Order order,
                                             Word (&w)[ITEMS_PER_THREAD]) {
     const int t = int(threadIdx.x);
@@ -284,12 +306,29 @@ class BlockSort {
                              : Word::padding();
     }
     Network::sort(w, storage_.planes, t);
+    if constexpr (STRIPED) to_striped(w, t);
 #pragma unroll
     for (int r = 0; r < ITEMS_PER_THREAD; ++r) keys[r] = bit_cast_to<Key>(codec.decode(w[r].key()));
   }
 
+  // Blocked -> striped through shared memory. Blocked writes and striped
+  // reads (consecutive lanes, consecutive indices) are both conflict free.
+  // This thread last read only its own blocked slots, so no barrier first.
+  __device__ __forceinline__ void to_striped(Word (&w)[ITEMS_PER_THREAD], int t) {
+    if constexpr (BLOCK_THREADS * ITEMS_PER_THREAD > 1) {
+#pragma unroll
+      for (int r = 0; r < ITEMS_PER_THREAD; ++r)
+        detail::store_word<Word::kPlanes, kStride>(storage_.planes, t * ITEMS_PER_THREAD + r, w[r]);
+      __syncthreads();
+#pragma unroll
+      for (int r = 0; r < ITEMS_PER_THREAD; ++r)
+        w[r] = detail::load_word<Word::kPlanes, kStride, Word>(storage_.planes, r * BLOCK_THREADS + t);
+    }
+  }
+
   // values[rank] = input value at the word's position, through shared memory.
   // This thread only last read its own blocked slots, so it may overwrite them.
+  template <bool STRIPED = false>
   __device__ __forceinline__ void permute_values(Value (&values)[ITEMS_PER_THREAD], const Word (&w)[ITEMS_PER_THREAD],
                                                  int valid_items, int t) {
     std::uint32_t* planes = storage_.planes;
@@ -298,7 +337,8 @@ class BlockSort {
     __syncthreads();
 #pragma unroll
     for (int r = 0; r < ITEMS_PER_THREAD; ++r)
-      if (t * ITEMS_PER_THREAD + r < valid_items) values[r] = load_value(planes, int(w[r].position()));
+      if ((STRIPED ? r * BLOCK_THREADS + t : t * ITEMS_PER_THREAD + r) < valid_items)
+        values[r] = load_value(planes, int(w[r].position()));
   }
 
   static __device__ __forceinline__ void store_value(std::uint32_t* planes, int index, const Value& v) {
