@@ -19,6 +19,23 @@ struct BlockShape {
   static constexpr int kTileItems = THREADS_ * ITEMS_MAX_;
 };
 
+/// How a one-block shape sorts: block::BlockSort (bitonic network, the
+/// public device API; cost n log^2 n, independent of the bits) or
+/// cub::BlockRadixSort with RADIX_BITS-bit digits (cost grows with the
+/// compared bits; wins for the largest tiles).
+enum class BlockAlgorithm { bitonic, radix };
+
+template <int THREADS_, int ITEMS_, BlockAlgorithm ALGORITHM_, int RADIX_BITS_ = 5>
+struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
+  static constexpr BlockAlgorithm kAlgorithm = ALGORITHM_;
+  static constexpr int kRadixBits = RADIX_BITS_;
+};
+
+// Temporary, for a device A/B of the 1025..2048 class; removed before merge.
+#ifndef TILESORT_CLASS2_ALGORITHM
+#define TILESORT_CLASS2_ALGORITHM BlockAlgorithm::bitonic
+#endif
+
 /// Hopper (sm_90) tuning; also used on every GPU whose blocks can have the
 /// shared memory the largest block shape needs (sm_80 and newer).
 struct Sm90Policy {
@@ -27,15 +44,16 @@ struct Sm90Policy {
   // keys), so it is compiled for occupancy.
   static constexpr int kWarpKernelThreads = 256;
   static constexpr int kWarpKernelMinBlocks = 4;
-  // One block per segment, sorted by block::BlockSort (the public device
-  // API). Shapes from the "block" bench suite on an H200 (tilesort x copy per
-  // tile shape). Ascending sizes; a segment goes to the first shape that
-  // holds it, so a short segment never pays for a much larger tile.
-  using BlockShapes = std::tuple<BlockShape<64, 4>,     // 129..256
-                                 BlockShape<128, 8>,    // 257..1024
-                                 BlockShape<256, 8>,    // 1025..2048
-                                 BlockShape<256, 16>,   // 2049..4096
-                                 BlockShape<512, 16>>;  // 4097..8192
+  // One block per segment. Algorithms and shapes from the "block" bench
+  // suite on an H200 (BlockSort vs cub block sorts per tile shape, x copy):
+  // BlockSort wins up to 1024 keys, cub::BlockRadixSort from 4096.
+  // Ascending sizes; a segment goes to the first shape that holds it, so a
+  // short segment never pays for a much larger tile.
+  using BlockShapes = std::tuple<BlockSortShape<32, 8, BlockAlgorithm::bitonic>,      // 129..256
+                                 BlockSortShape<128, 8, BlockAlgorithm::bitonic>,     // 257..1024
+                                 BlockSortShape<256, 8, TILESORT_CLASS2_ALGORITHM>,   // 1025..2048
+                                 BlockSortShape<256, 16, BlockAlgorithm::radix, 5>,   // 2049..4096
+                                 BlockSortShape<512, 16, BlockAlgorithm::radix, 5>>;  // 4097..8192
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;

@@ -1,14 +1,20 @@
-// Segments that fit one block: one block per segment, sorted by the public
-// device API's block::BlockSort (bitonic network over (key, position) words,
-// bank-conflict-free shared-memory transposes; see
-// tilesort/block/block_sort.cuh). The library and user kernels share that one
-// implementation. Keys are encoded and masked to the compared bit range;
-// the sort returns, per rank, the input position, and keys and values are
-// gathered from their source once at the end (the segment was just loaded,
-// so those reads hit L1/L2).
+// Segments that fit one block: one block per segment. Two algorithms, chosen
+// per block shape in the policy (dispatch/policy.hpp):
+//
+//  * bitonic: the public device API's block::BlockSort (tilesort/block/
+//    block_sort.cuh), the same code user kernels call. It sorts (key,
+//    position) words and returns, per rank, the input position; the result
+//    is striped so that stores coalesce. Fastest for the smaller tiles.
+//  * radix: stable LSD radix sort over the compared bit range
+//    (cub::BlockRadixSort), so fewer bits means fewer passes. Its cost grows
+//    with n log(range) instead of n log^2(n), which wins for the largest tiles.
+//
+// Either way values do not travel through the sort: each key carries its
+// position in the segment and values are gathered once at the end.
 #pragma once
 
 #include <cub/block/block_load.cuh>
+#include <cub/block/block_radix_sort.cuh>
 
 #include "dispatch/policy.hpp"
 #include "kernels/common.cuh"
@@ -19,10 +25,19 @@ namespace detail {
 
 template <class Shape, class Bits, class Value>
 struct BlockSorter {
+  static_assert(Shape::kTileItems <= 65536, "radix positions are 16-bit");
+  static constexpr bool kRadix = Shape::kAlgorithm == BlockAlgorithm::radix;
   using Load = cub::BlockLoad<Bits, Shape::kThreads, Shape::kItemsMax, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  // The key type only selects the word width here: SortPositions takes
-  // encoded bits.
-  using Sort = block::BlockSort<Bits, KeysOnly, Shape::kThreads, Shape::kItemsMax>;
+  // Radix carries 16-bit positions (the exchanges move 2 bytes per key);
+  // bitonic words carry 32-bit ones.
+  using Position = std::conditional_t<kRadix, std::uint16_t, std::uint32_t>;
+  // For bitonic the key type only selects the word width: SortPositions
+  // takes encoded bits.
+  using Sort = std::conditional_t<kRadix,
+                                  cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax,
+                                                      std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>,
+                                                      Shape::kRadixBits>,
+                                  block::BlockSort<Bits, KeysOnly, Shape::kThreads, Shape::kItemsMax>>;
   union TempStorage {
     typename Load::TempStorage load;
     typename Sort::TempStorage sort;
@@ -43,28 +58,43 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
   Bits key[kItems];
   const Bits* src_keys = data.key_source(task) + task.begin;
   typename Sorter::Load(storage.load).Load(src_keys, key, int(task.length));
-  const bool full_mask = data.compare_mask == kAllOnes<Bits>;
+  typename Sorter::Position position[kItems];
 #pragma unroll
-  for (int i = 0; i < kItems; ++i) key[i] = data.codec.encode(key[i]) & data.compare_mask;
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = std::uint32_t(t * kItems + i);
+    // Padding sorts last: all ones is the largest key, and padding follows
+    // every real key in input order.
+    key[i] = p < task.length ? data.codec.encode(key[i]) : kAllOnes<Bits>;
+    position[i] = typename Sorter::Position(p);
+  }
   __syncthreads();  // storage.load and storage.sort alias
 
-  // A range with no bits left to compare is already in order.
-  std::uint32_t position[kItems];
-  const bool needs_sort = task_high_bit(task) > data.begin_bit;
+  // A range with no bits left to compare is already in order (blocked).
+  const int high_bit = task_high_bit(task);
+  const bool needs_sort = high_bit > data.begin_bit;
+  // Keys that come out of the sort masked to the bit range are gathered
+  // from their source like the values.
+  bool gather_keys = false;
   if (needs_sort) {
-    typename Sorter::Sort(storage.sort).SortPositions(key, int(task.length), position);
-  } else {
+    typename Sorter::Sort sort(storage.sort);
+    if constexpr (Sorter::kRadix) {
+      if constexpr (kHasValues<Value>) sort.SortBlockedToStriped(key, position, data.begin_bit, high_bit);
+      else sort.SortBlockedToStriped(key, data.begin_bit, high_bit);
+    } else {
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) position[i] = std::uint32_t(t * kItems + i);
+      for (int i = 0; i < kItems; ++i) key[i] &= data.compare_mask;  // padding stays last (positions)
+      sort.template SortPositions<true>(key, int(task.length), position);
+      gather_keys = data.compare_mask != kAllOnes<Bits>;
+    }
   }
+  const auto tile_position = [&](int i) {
+    return needs_sort ? std::uint32_t(i * Shape::kThreads + t) : std::uint32_t(t * kItems + i);
+  };
 
-  // Keys compared on all their bits come straight from the sort; otherwise
-  // (bit range, or no sort) they are gathered like the values.
-  const bool gather_keys = !full_mask || !needs_sort;
   Value value[kItems];
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    if (std::uint32_t(t * kItems + i) < task.length) {
+    if (tile_position(i) < task.length) {
       if (gather_keys) key[i] = data.codec.encode(src_keys[position[i]]);
       if constexpr (kHasValues<Value>) value[i] = data.value_source(task)[task.begin + position[i]];
     }
@@ -72,7 +102,7 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
   __syncthreads();  // in place: all reads of the segment precede the writes
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
-    const std::uint32_t p = std::uint32_t(t * kItems + i);
+    const std::uint32_t p = tile_position(i);
     if (p < task.length) {
       data.keys[task.begin + p] = data.codec.decode(key[i]);
       if constexpr (kHasValues<Value>) data.values[task.begin + p] = value[i];
