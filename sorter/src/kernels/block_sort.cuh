@@ -1,19 +1,23 @@
-// Segments that fit one block: one block per segment. Two algorithms, chosen
-// per block shape in the policy (dispatch/policy.hpp):
+// Segments that fit one block: one block per segment. The policy gives each
+// block shape an algorithm for 32-bit keys with values and a fallback for the
+// other types (dispatch/policy.hpp), from device measurements:
 //
 //  * bitonic: the public device API's block::BlockSort (tilesort/block/
 //    block_sort.cuh), the same code user kernels call. It sorts (key,
-//    position) words and returns, per rank, the input position; the result
-//    is striped so that stores coalesce. Fastest for the smaller tiles.
+//    position) words and returns, per rank, the input position, striped so
+//    that stores coalesce. Cost n log^2 n, independent of the bits; the
+//    fastest for tiles up to 1024 pairs of 32-bit keys.
 //  * radix: stable LSD radix sort over the compared bit range
-//    (cub::BlockRadixSort), so fewer bits means fewer passes. Its cost grows
-//    with n log(range) instead of n log^2(n), which wins for the largest tiles.
+//    (cub::BlockRadixSort), so fewer bits means fewer passes.
+//  * merge: cub::BlockMergeSort, cost independent of the bits.
 //
-// Either way values do not travel through the sort: each key carries its
-// position in the segment and values are gathered once at the end.
+// Values never travel through the sort: each key carries its position in the
+// segment (16-bit for the cub sorts, which keeps their exchanges at 2 bytes
+// per key) and values are gathered once at the end.
 #pragma once
 
 #include <cub/block/block_load.cuh>
+#include <cub/block/block_merge_sort.cuh>
 #include <cub/block/block_radix_sort.cuh>
 
 #include "dispatch/policy.hpp"
@@ -23,73 +27,67 @@
 namespace tilesort {
 namespace detail {
 
+/// The algorithm a block shape uses for these key and value types.
+template <class Shape, class Bits, class Value>
+constexpr BlockAlgorithm block_algorithm_for() {
+  return sizeof(Bits) == 4 && kHasValues<Value> ? Shape::kAlgorithm : Shape::kFallbackAlgorithm;
+}
+
 template <class Shape, class Bits, class Value>
 struct BlockSorter {
-  static_assert(Shape::kTileItems <= 65536, "radix positions are 16-bit");
-  static constexpr bool kRadix = Shape::kAlgorithm == BlockAlgorithm::radix;
+  static_assert(Shape::kTileItems <= 65536, "cub positions are 16-bit");
+  static constexpr BlockAlgorithm kAlgorithm = block_algorithm_for<Shape, Bits, Value>();
+  static constexpr bool kBitonic = kAlgorithm == BlockAlgorithm::bitonic;
+  static constexpr bool kRadix = kAlgorithm == BlockAlgorithm::radix;
+  using Position = std::conditional_t<kBitonic, std::uint32_t,
+                                      std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>>;
   using Load = cub::BlockLoad<Bits, Shape::kThreads, Shape::kItemsMax, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  // Radix carries 16-bit positions (the exchanges move 2 bytes per key);
-  // bitonic words carry 32-bit ones.
-  using Position = std::conditional_t<kRadix, std::uint16_t, std::uint32_t>;
   // For bitonic the key type only selects the word width: SortPositions
   // takes encoded bits.
-  using Sort = std::conditional_t<kRadix,
-                                  cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax,
-                                                      std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>,
-                                                      Shape::kRadixBits>,
-                                  block::BlockSort<Bits, KeysOnly, Shape::kThreads, Shape::kItemsMax>>;
+  using Sort = std::conditional_t<
+      kBitonic, block::BlockSort<Bits, KeysOnly, Shape::kThreads, Shape::kItemsMax>,
+      std::conditional_t<kRadix,
+                         cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax, Position, Shape::kRadixBits>,
+                         cub::BlockMergeSort<Bits, Shape::kThreads, Shape::kItemsMax, Position>>>;
   union TempStorage {
     typename Load::TempStorage load;
     typename Sort::TempStorage sort;
   };
 };
 
-/// Sorts one task of at most Shape::kTileItems keys with the whole block and
-/// writes it to the user arrays (in place when the task lives there).
+/// block::BlockSort path.
 template <class Shape, class Bits, class Value>
-__device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& data, const Task& task,
-                                                typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
+__device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Value>& data, const Task& task,
+                                                        typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
   using Sorter = BlockSorter<Shape, Bits, Value>;
   constexpr int kItems = Shape::kItemsMax;
   const int t = threadIdx.x;
 
   // Blocked load: thread t holds tile positions [t * kItems, (t + 1) * kItems),
-  // the input order the stable sort preserves.
+  // the input order the stable sort preserves. Positions >= length are
+  // ignored by the sort.
   Bits key[kItems];
   const Bits* src_keys = data.key_source(task) + task.begin;
   typename Sorter::Load(storage.load).Load(src_keys, key, int(task.length));
-  typename Sorter::Position position[kItems];
 #pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const std::uint32_t p = std::uint32_t(t * kItems + i);
-    // Padding sorts last: all ones is the largest key, and padding follows
-    // every real key in input order.
-    key[i] = p < task.length ? data.codec.encode(key[i]) : kAllOnes<Bits>;
-    position[i] = typename Sorter::Position(p);
-  }
+  for (int i = 0; i < kItems; ++i) key[i] = data.codec.encode(key[i]) & data.compare_mask;
   __syncthreads();  // storage.load and storage.sort alias
 
   // A range with no bits left to compare is already in order (blocked).
-  const int high_bit = task_high_bit(task);
-  const bool needs_sort = high_bit > data.begin_bit;
-  // Keys that come out of the sort masked to the bit range are gathered
-  // from their source like the values.
-  bool gather_keys = false;
+  const bool needs_sort = task_high_bit(task) > data.begin_bit;
+  std::uint32_t position[kItems];
   if (needs_sort) {
-    typename Sorter::Sort sort(storage.sort);
-    if constexpr (Sorter::kRadix) {
-      if constexpr (kHasValues<Value>) sort.SortBlockedToStriped(key, position, data.begin_bit, high_bit);
-      else sort.SortBlockedToStriped(key, data.begin_bit, high_bit);
-    } else {
+    typename Sorter::Sort(storage.sort).template SortPositions<true>(key, int(task.length), position);
+  } else {
 #pragma unroll
-      for (int i = 0; i < kItems; ++i) key[i] &= data.compare_mask;  // padding stays last (positions)
-      sort.template SortPositions<true>(key, int(task.length), position);
-      gather_keys = data.compare_mask != kAllOnes<Bits>;
-    }
+    for (int i = 0; i < kItems; ++i) position[i] = std::uint32_t(t * kItems + i);
   }
   const auto tile_position = [&](int i) {
     return needs_sort ? std::uint32_t(i * Shape::kThreads + t) : std::uint32_t(t * kItems + i);
   };
+  // Keys come out masked to the compared bits; unless that is all of them,
+  // gather the originals like the values.
+  const bool gather_keys = data.compare_mask != kAllOnes<Bits> || !needs_sort;
 
   Value value[kItems];
 #pragma unroll
@@ -109,6 +107,79 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
     }
   }
 }
+
+/// cub::BlockRadixSort / cub::BlockMergeSort path.
+template <class Shape, class Bits, class Value>
+__device__ __forceinline__ void block_sort_task_cub(const SortData<Bits, Value>& data, const Task& task,
+                                                typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
+  using Sorter = BlockSorter<Shape, Bits, Value>;
+  constexpr int kItems = Shape::kItemsMax;
+  const int t = threadIdx.x;
+
+  // Blocked load: thread t holds tile positions [t * kItems, (t + 1) * kItems),
+  // the input order the stable sort preserves.
+  Bits key[kItems];
+  typename Sorter::Position position[kItems];
+  typename Sorter::Load(storage.load).Load(data.key_source(task) + task.begin, key, int(task.length));
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = std::uint32_t(t * kItems + i);
+    // Padding sorts last: all ones is the largest key, and padding follows
+    // every real key in input order.
+    key[i] = p < task.length ? data.codec.encode(key[i]) : kAllOnes<Bits>;
+    if constexpr (kHasValues<Value>) position[i] = typename Sorter::Position(p);
+  }
+  __syncthreads();  // storage.load and storage.sort alias
+
+  // Radix: the result is striped (coalesced stores). Merge: blocked. A
+  // range with no bits left to compare is already in order.
+  const int high_bit = task_high_bit(task);
+  const bool needs_sort = high_bit > data.begin_bit;
+  const bool striped = Sorter::kRadix && needs_sort;
+  if (needs_sort) {
+    typename Sorter::Sort sort(storage.sort);
+    if constexpr (Sorter::kRadix) {
+      if constexpr (kHasValues<Value>) sort.SortBlockedToStriped(key, position, data.begin_bit, high_bit);
+      else sort.SortBlockedToStriped(key, data.begin_bit, high_bit);
+    } else {
+      // Bits above high_bit are equal within the range, so the call's mask is right.
+      const Bits mask = data.compare_mask;
+      const auto less = [mask](const Bits& a, const Bits& b) { return (a & mask) < (b & mask); };
+      if constexpr (kHasValues<Value>) sort.StableSort(key, position, less, int(task.length), kAllOnes<Bits>);
+      else sort.StableSort(key, less, int(task.length), kAllOnes<Bits>);
+    }
+  }
+  const auto tile_position = [&](int i) {
+    return striped ? std::uint32_t(i * Shape::kThreads + t) : std::uint32_t(t * kItems + i);
+  };
+
+  Value value[kItems];
+  if constexpr (kHasValues<Value>) {
+    const Value* src_values = data.value_source(task) + task.begin;
+#pragma unroll
+    for (int i = 0; i < kItems; ++i)
+      if (tile_position(i) < task.length) value[i] = src_values[position[i]];
+  }
+  __syncthreads();  // in place: all reads of the segment precede the writes
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = tile_position(i);
+    if (p < task.length) {
+      data.keys[task.begin + p] = data.codec.decode(key[i]);
+      if constexpr (kHasValues<Value>) data.values[task.begin + p] = value[i];
+    }
+  }
+}
+
+/// Sorts one task of at most Shape::kTileItems keys with the whole block and
+/// writes it to the user arrays (in place when the task lives there).
+template <class Shape, class Bits, class Value>
+__device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& data, const Task& task,
+                                                typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
+  if constexpr (BlockSorter<Shape, Bits, Value>::kBitonic) block_sort_task_bitonic<Shape>(data, task, storage);
+  else block_sort_task_cub<Shape>(data, task, storage);
+}
+
 /// One block per segment of class CLASS, then per MSD child of that class.
 /// Persistent grid: counts come from device memory.
 template <class Shape, int CLASS, class Bits, class Value>
