@@ -333,17 +333,24 @@ void check_warp_sort(Order order, Dist dist, Rng& rng, int warps = 64) {
 const std::vector<Dist> kTypeDists = {Dist::uniform, Dist::specials, Dist::few_unique};
 const std::vector<Dist> kSizeDists = {Dist::uniform, Dist::few_unique};
 
-/// Every key type, with no / 32-bit / 64-bit values, on one shape.
+/// Every key type x {no, 32-bit, 64-bit} values, on one shape.
 template <int T, int I>
 void check_block_all_types(Rng& rng) {
   ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::uint32_t, KeysOnly, T, I>(false, kTypeDists, rng)));
   ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::uint32_t, std::uint32_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::uint32_t, std::uint64_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::int32_t, KeysOnly, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::int32_t, std::uint32_t, T, I>(false, kTypeDists, rng)));
   ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::int32_t, std::uint64_t, T, I>(false, kTypeDists, rng)));
   ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<float, KeysOnly, T, I>(false, kTypeDists, rng)));
   ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<float, std::uint32_t, T, I>(false, kTypeDists, rng)));
   ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<float, std::uint64_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::uint64_t, KeysOnly, T, I>(false, kTypeDists, rng)));
   ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::uint64_t, std::uint32_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::uint64_t, std::uint64_t, T, I>(false, kTypeDists, rng)));
   ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::int64_t, KeysOnly, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::int64_t, std::uint32_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::int64_t, std::uint64_t, T, I>(false, kTypeDists, rng)));
   ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<double, KeysOnly, T, I>(false, kTypeDists, rng)));
   ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<double, std::uint32_t, T, I>(false, kTypeDists, rng)));
   ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<double, std::uint64_t, T, I>(false, kTypeDists, rng)));
