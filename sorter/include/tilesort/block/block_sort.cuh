@@ -33,9 +33,6 @@
 
 namespace tilesort {
 
-/// Value type for keys-only sorts: BlockSort<float, KeysOnly, 256, 8>.
-struct KeysOnly {};
-
 namespace block {
 namespace detail {
 

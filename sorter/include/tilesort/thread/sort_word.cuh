@@ -20,6 +20,9 @@
 
 namespace tilesort {
 
+/// Value type for keys-only sorts: block::BlockSort<float, KeysOnly, 256, 8>.
+struct KeysOnly {};
+
 /// Key type -> encoded bits and kind. Specialised for the host API's key types.
 template <class Key> struct KeyTraits;
 template <> struct KeyTraits<std::uint32_t> { using Bits = std::uint32_t; static constexpr KeyKind kKind = KeyKind::unsigned_int; };

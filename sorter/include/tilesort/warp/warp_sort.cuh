@@ -6,7 +6,6 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "tilesort/block/block_sort.cuh"  // KeysOnly
 #include "tilesort/segmented_sort.hpp"
 #include "tilesort/thread/sort_word.cuh"
 #include "tilesort/warp/warp_bitonic_sort.cuh"
