@@ -19,15 +19,20 @@ struct BlockShape {
   static constexpr int kTileItems = THREADS_ * ITEMS_MAX_;
 };
 
-enum class BlockAlgorithm { radix, merge };
+/// How a one-block shape sorts: block::BlockSort (bitonic network, the
+/// public device API; cost n log^2 n, independent of the bits),
+/// cub::BlockRadixSort with RADIX_BITS-bit digits (cost grows with the
+/// compared bits), or cub::BlockMergeSort (independent of the bits).
+enum class BlockAlgorithm { bitonic, radix, merge };
 
-/// One block per segment, sorted in shared memory: LSD radix sort with
-/// RADIX_BITS-bit digits (cub::BlockRadixSort; cost grows with the compared
-/// bits) or a stable merge sort (cub::BlockMergeSort; cost independent of
-/// the bits, better for short tiles).
-template <int THREADS_, int ITEMS_, BlockAlgorithm ALGORITHM_, int RADIX_BITS_ = 4>
+/// A one-block shape: ALGORITHM for 32-bit keys with values, FALLBACK for
+/// keys-only sorts and 64-bit keys. BlockSort's (key, position) words cost
+/// little beside a 32-bit key and a value, but for keys only or 64-bit keys
+/// the cub sorts measured faster (block and segmented bench suites, H200).
+template <int THREADS_, int ITEMS_, BlockAlgorithm ALGORITHM_, BlockAlgorithm FALLBACK_, int RADIX_BITS_ = 4>
 struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr BlockAlgorithm kAlgorithm = ALGORITHM_;
+  static constexpr BlockAlgorithm kFallbackAlgorithm = FALLBACK_;
   static constexpr int kRadixBits = RADIX_BITS_;
 };
 
@@ -39,15 +44,18 @@ struct Sm90Policy {
   // keys), so it is compiled for occupancy.
   static constexpr int kWarpKernelThreads = 256;
   static constexpr int kWarpKernelMinBlocks = 4;
-  // One block per segment. Shapes from measurements of cub::BlockRadixSort
-  // per segment size on an H200 (see ../shared/ANCHORS.md calibration).
-  // Ascending sizes; a segment goes to the first shape that holds it, so a
-  // short segment never pays for a much larger tile.
-  using BlockShapes = std::tuple<BlockSortShape<64, 4, BlockAlgorithm::merge>,       // 129..256
-                                 BlockSortShape<128, 8, BlockAlgorithm::radix, 4>,   // 257..1024
-                                 BlockSortShape<256, 8, BlockAlgorithm::radix, 5>,   // 1025..2048
-                                 BlockSortShape<256, 16, BlockAlgorithm::radix, 5>,  // 2049..4096
-                                 BlockSortShape<512, 16, BlockAlgorithm::radix, 5>>; // 4097..8192
+  // One block per segment. Shapes from measurements of the block sorts per
+  // segment size on an H200 (../shared/ANCHORS.md calibration, and the
+  // "block" bench suite: BlockSort beats both cub sorts up to 1024 u32 pairs,
+  // ties cub::BlockRadixSort at 2048 and loses from 4096). Ascending sizes; a segment goes to
+  // the first shape that holds it, so a short segment never pays for a much
+  // larger tile.
+  using BlockShapes =
+      std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge>,        // 129..256
+                 BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 4>,    // 257..1024
+                 BlockSortShape<256, 8, BlockAlgorithm::radix, BlockAlgorithm::radix, 5>,      // 1025..2048
+                 BlockSortShape<256, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, 5>,     // 2049..4096
+                 BlockSortShape<512, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, 5>>;    // 4097..8192
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;

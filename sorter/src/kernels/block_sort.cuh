@@ -1,9 +1,19 @@
-// Segments that fit one block: one block per segment, stable LSD radix sort
-// in shared memory over the compared bit range (cub::BlockRadixSort), so
-// fewer bits means fewer passes. Values do not travel through the passes:
-// each key carries its 16-bit position in the segment and values are
-// gathered once at the end, which keeps the exchanges at 2 bytes per key
-// whatever the value width.
+// Segments that fit one block: one block per segment. The policy gives each
+// block shape an algorithm for 32-bit keys with values and a fallback for the
+// other types (dispatch/policy.hpp), from device measurements:
+//
+//  * bitonic: the public device API's block::BlockSort (tilesort/block/
+//    block_sort.cuh), the same code user kernels call. It sorts (key,
+//    position) words and returns, per rank, the input position, striped so
+//    that stores coalesce. Cost n log^2 n, independent of the bits; the
+//    fastest for tiles up to 1024 pairs of 32-bit keys.
+//  * radix: stable LSD radix sort over the compared bit range
+//    (cub::BlockRadixSort), so fewer bits means fewer passes.
+//  * merge: cub::BlockMergeSort, cost independent of the bits.
+//
+// Values never travel through the sort: each key carries its position in the
+// segment (16-bit for the cub sorts, which keeps their exchanges at 2 bytes
+// per key) and values are gathered once at the end.
 #pragma once
 
 #include <cub/block/block_load.cuh>
@@ -12,29 +22,95 @@
 
 #include "dispatch/policy.hpp"
 #include "kernels/common.cuh"
+#include "tilesort/block/block_sort.cuh"
 
 namespace tilesort {
 namespace detail {
 
+/// The algorithm a block shape uses for these key and value types.
+template <class Shape, class Bits, class Value>
+constexpr BlockAlgorithm block_algorithm_for() {
+  return sizeof(Bits) == 4 && kHasValues<Value> ? Shape::kAlgorithm : Shape::kFallbackAlgorithm;
+}
+
 template <class Shape, class Bits, class Value>
 struct BlockSorter {
-  static_assert(Shape::kTileItems <= 65536, "positions are 16-bit");
-  using Position = std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>;
+  static_assert(Shape::kTileItems <= 65536, "cub positions are 16-bit");
+  static constexpr BlockAlgorithm kAlgorithm = block_algorithm_for<Shape, Bits, Value>();
+  static constexpr bool kBitonic = kAlgorithm == BlockAlgorithm::bitonic;
+  static constexpr bool kRadix = kAlgorithm == BlockAlgorithm::radix;
+  using Position = std::conditional_t<kBitonic, std::uint32_t,
+                                      std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>>;
   using Load = cub::BlockLoad<Bits, Shape::kThreads, Shape::kItemsMax, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  static constexpr bool kRadix = Shape::kAlgorithm == BlockAlgorithm::radix;
-  using Sort = std::conditional_t<kRadix,
-                                  cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax, Position, Shape::kRadixBits>,
-                                  cub::BlockMergeSort<Bits, Shape::kThreads, Shape::kItemsMax, Position>>;
+  // For bitonic the key type only selects the word width: SortPositions
+  // takes encoded bits.
+  using Sort = std::conditional_t<
+      kBitonic, block::BlockSort<Bits, KeysOnly, Shape::kThreads, Shape::kItemsMax>,
+      std::conditional_t<kRadix,
+                         cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax, Position, Shape::kRadixBits>,
+                         cub::BlockMergeSort<Bits, Shape::kThreads, Shape::kItemsMax, Position>>>;
   union TempStorage {
     typename Load::TempStorage load;
     typename Sort::TempStorage sort;
   };
 };
 
-/// Sorts one task of at most Shape::kTileItems keys with the whole block and
-/// writes it to the user arrays (in place when the task lives there).
+/// block::BlockSort path.
 template <class Shape, class Bits, class Value>
-__device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& data, const Task& task,
+__device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Value>& data, const Task& task,
+                                                        typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
+  using Sorter = BlockSorter<Shape, Bits, Value>;
+  constexpr int kItems = Shape::kItemsMax;
+  const int t = threadIdx.x;
+
+  // Blocked load: thread t holds tile positions [t * kItems, (t + 1) * kItems),
+  // the input order the stable sort preserves. Positions >= length are
+  // ignored by the sort.
+  Bits key[kItems];
+  const Bits* src_keys = data.key_source(task) + task.begin;
+  typename Sorter::Load(storage.load).Load(src_keys, key, int(task.length));
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) key[i] = data.codec.encode(key[i]) & data.compare_mask;
+  __syncthreads();  // storage.load and storage.sort alias
+
+  // A range with no bits left to compare is already in order (blocked).
+  const bool needs_sort = task_high_bit(task) > data.begin_bit;
+  std::uint32_t position[kItems];
+  if (needs_sort) {
+    typename Sorter::Sort(storage.sort).template SortPositions<true>(key, int(task.length), position);
+  } else {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) position[i] = std::uint32_t(t * kItems + i);
+  }
+  const auto tile_position = [&](int i) {
+    return needs_sort ? std::uint32_t(i * Shape::kThreads + t) : std::uint32_t(t * kItems + i);
+  };
+  // Keys come out masked to the compared bits; unless that is all of them,
+  // gather the originals like the values.
+  const bool gather_keys = data.compare_mask != kAllOnes<Bits> || !needs_sort;
+
+  Value value[kItems];
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    if (tile_position(i) < task.length) {
+      if (gather_keys) key[i] = data.codec.encode(src_keys[position[i]]);
+      if constexpr (kHasValues<Value>) value[i] = data.value_source(task)[task.begin + position[i]];
+    }
+  }
+  __syncthreads();  // in place: all reads of the segment precede the writes
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = tile_position(i);
+    if (p < task.length) {
+      data.keys[task.begin + p] = data.codec.decode(key[i]);
+      if constexpr (kHasValues<Value>) data.values[task.begin + p] = value[i];
+    }
+  }
+}
+
+/// cub::BlockRadixSort / cub::BlockMergeSort path.
+template <class Shape, class Bits, class Value>
+__device__ __forceinline__ void block_sort_task_cub(const SortData<Bits, Value>& data, const Task& task,
                                                 typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
   using Sorter = BlockSorter<Shape, Bits, Value>;
   constexpr int kItems = Shape::kItemsMax;
@@ -93,6 +169,15 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
       if constexpr (kHasValues<Value>) data.values[task.begin + p] = value[i];
     }
   }
+}
+
+/// Sorts one task of at most Shape::kTileItems keys with the whole block and
+/// writes it to the user arrays (in place when the task lives there).
+template <class Shape, class Bits, class Value>
+__device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& data, const Task& task,
+                                                typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
+  if constexpr (BlockSorter<Shape, Bits, Value>::kBitonic) block_sort_task_bitonic<Shape>(data, task, storage);
+  else block_sort_task_cub<Shape>(data, task, storage);
 }
 
 /// One block per segment of class CLASS, then per MSD child of that class.

@@ -1,0 +1,464 @@
+// Device API tests: block::BlockSort, block::BlockMerge and warp::WarpSort
+// inside test kernels, against the CPU reference (reference.hpp).
+//
+// Every test skips visibly without a CUDA device. Tests named *Sanitizer*
+// are the small subset for compute-sanitizer racecheck / synccheck.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "gpu_test_util.hpp"
+#include "reference.hpp"
+#include "tilesort/block/block_merge.cuh"
+#include "tilesort/block/block_sort.cuh"
+#include "tilesort/warp/warp_sort.cuh"
+
+namespace {
+
+using tilesort::KeysOnly;
+using tstest::DeviceBuffer;
+using tstest::Dist;
+using tstest::KeyType;
+using tstest::Order;
+using tstest::Rng;
+
+template <class K> constexpr KeyType key_type_of();
+template <> constexpr KeyType key_type_of<std::uint32_t>() { return KeyType::u32; }
+template <> constexpr KeyType key_type_of<std::int32_t>() { return KeyType::i32; }
+template <> constexpr KeyType key_type_of<float>() { return KeyType::f32; }
+template <> constexpr KeyType key_type_of<std::uint64_t>() { return KeyType::u64; }
+template <> constexpr KeyType key_type_of<std::int64_t>() { return KeyType::i64; }
+template <> constexpr KeyType key_type_of<double>() { return KeyType::f64; }
+
+template <class V> constexpr bool kWithValues = !std::is_same<V, KeysOnly>::value;
+// Host-side storage type of the values (KeysOnly: a dummy that is never uploaded).
+template <class V> using HostValue = std::conditional_t<kWithValues<V>, V, std::uint32_t>;
+
+// ---------------------------------------------------------------------------
+// Kernels
+// ---------------------------------------------------------------------------
+
+/// One tile per block: blocked load of the whole tile (positions >= valid hold
+/// junk the sort must ignore), sort, store of the valid prefix.
+template <class K, class V, int T, int I, bool STRIPED>
+__global__ void __launch_bounds__(T) block_sort_kernel(const K* in_keys, const HostValue<V>* in_values, K* out_keys,
+                                                       HostValue<V>* out_values, const int* valid, Order order) {
+  using Sort = tilesort::block::BlockSort<K, V, T, I>;
+  // Dynamic shared memory: tiles of 8192 keys need more than 48 KB.
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  auto& temp = *reinterpret_cast<typename Sort::TempStorage*>(shared_raw);
+  const std::size_t base = std::size_t(blockIdx.x) * Sort::kTileItems + threadIdx.x * I;
+  const int n = valid[blockIdx.x];
+  K key[I];
+  HostValue<V> value[I];
+#pragma unroll
+  for (int r = 0; r < I; ++r) {
+    key[r] = in_keys[base + r];
+    if constexpr (kWithValues<V>) value[r] = in_values[base + r];
+  }
+  if constexpr (STRIPED) {
+    if constexpr (kWithValues<V>) Sort(temp).SortBlockedToStriped(key, value, n, order);
+    else Sort(temp).SortBlockedToStriped(key, n, order);
+  } else {
+    if constexpr (kWithValues<V>) Sort(temp).Sort(key, value, n, order);
+    else Sort(temp).Sort(key, n, order);
+  }
+  const std::size_t tile = std::size_t(blockIdx.x) * Sort::kTileItems;
+#pragma unroll
+  for (int r = 0; r < I; ++r) {
+    const int rank = STRIPED ? r * T + int(threadIdx.x) : int(threadIdx.x) * I + r;
+    if (rank < n) {
+      out_keys[tile + rank] = key[r];
+      if constexpr (kWithValues<V>) out_values[tile + rank] = value[r];
+    }
+  }
+}
+
+/// One tile per block holding two sorted runs [0, a) and [a, a + b).
+template <class K, class V, int T, int I>
+__global__ void __launch_bounds__(T) block_merge_kernel(const K* in_keys, const HostValue<V>* in_values, K* out_keys,
+                                                        HostValue<V>* out_values, const int2* counts, Order order) {
+  using Merge = tilesort::block::BlockMerge<K, V, T, I>;
+  __shared__ typename Merge::TempStorage temp;
+  const std::size_t base = std::size_t(blockIdx.x) * Merge::kTileItems + threadIdx.x * I;
+  const int2 c = counts[blockIdx.x];
+  K key[I];
+  HostValue<V> value[I];
+#pragma unroll
+  for (int r = 0; r < I; ++r) {
+    key[r] = in_keys[base + r];
+    if constexpr (kWithValues<V>) value[r] = in_values[base + r];
+  }
+  if constexpr (kWithValues<V>) Merge(temp).Merge(key, value, c.x, c.y, order);
+  else Merge(temp).Merge(key, c.x, c.y, order);
+#pragma unroll
+  for (int r = 0; r < I; ++r) {
+    if (int(threadIdx.x * I + r) < c.x + c.y) {
+      out_keys[base + r] = key[r];
+      if constexpr (kWithValues<V>) out_values[base + r] = value[r];
+    }
+  }
+}
+
+/// One segment of GROUP * ITEMS slots per group of GROUP lanes, striped.
+template <class K, class V, int ITEMS, int GROUP>
+__global__ void warp_sort_kernel(const K* in_keys, const HostValue<V>* in_values, K* out_keys,
+                                 HostValue<V>* out_values, const int* valid, Order order) {
+  constexpr int kSeg = GROUP * ITEMS;
+  const int lane = int(threadIdx.x & 31u);
+  const std::size_t segment = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32 * (32 / GROUP) + lane / GROUP;
+  const std::size_t base = segment * kSeg;
+  const int n = valid[segment];
+  K key[ITEMS];
+  HostValue<V> value[ITEMS];
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    key[r] = in_keys[base + r * GROUP + lane % GROUP];
+    if constexpr (kWithValues<V>) value[r] = in_values[base + r * GROUP + lane % GROUP];
+  }
+  tilesort::warp::WarpSort<K, V, ITEMS, GROUP> sort;
+  if constexpr (kWithValues<V>) sort.Sort(key, value, n, order);
+  else sort.Sort(key, n, order);
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    const int i = r * GROUP + lane % GROUP;
+    if (i < n) {
+      out_keys[base + i] = key[r];
+      if constexpr (kWithValues<V>) out_values[base + i] = value[r];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Host side
+// ---------------------------------------------------------------------------
+
+std::string case_name(KeyType kt, bool values, std::size_t vbytes, Order order, Dist dist) {
+  std::ostringstream s;
+  s << tstest::name_of(kt) << (values ? (vbytes == 8 ? "_b64" : "_b32") : "_keys") << "_"
+    << tstest::name_of(order) << "_" << tstest::name_of(dist);
+  return s.str();
+}
+
+/// Tiles of `tile` slots; tile b's valid prefix is [0, valid[b]). Values are
+/// the global slot index (unique), so a stable result is checked exactly.
+template <class K, class V>
+struct TileData {
+  std::vector<K> keys;
+  std::vector<HostValue<V>> values;
+};
+
+template <class K, class V>
+TileData<K, V> make_tiles(std::size_t slots, Dist dist, Rng& rng) {
+  TileData<K, V> d;
+  d.keys = tstest::generate_keys_typed<K>(dist, slots, rng);
+  d.values.resize(slots);
+  for (std::size_t i = 0; i < slots; ++i) d.values[i] = HostValue<V>(i * 2654435761u);
+  return d;
+}
+
+/// Expected result: each [begin, begin + n) range stably sorted by the reference.
+template <class K, class V>
+void reference_ranges(TileData<K, V>& d, const std::vector<std::pair<std::size_t, std::size_t>>& ranges, Order order) {
+  for (const auto& range : ranges) {
+    const std::vector<std::uint64_t> offsets = {range.first, range.first + range.second};
+    tstest::reference_segmented_sort(key_type_of<K>(), order, 0, int(sizeof(K) * 8),
+                                     reinterpret_cast<unsigned char*>(d.keys.data()),
+                                     kWithValues<V> ? sizeof(HostValue<V>) : 0,
+                                     reinterpret_cast<unsigned char*>(d.values.data()), offsets);
+  }
+}
+
+/// Bitwise comparison of the ranges; reports the first difference.
+template <class K, class V>
+void expect_ranges_equal(const TileData<K, V>& want, const TileData<K, V>& got,
+                         const std::vector<std::pair<std::size_t, std::size_t>>& ranges, const std::string& what) {
+  for (const auto& range : ranges) {
+    for (std::size_t i = range.first; i < range.first + range.second; ++i) {
+      const bool key_ok = std::memcmp(&want.keys[i], &got.keys[i], sizeof(K)) == 0;
+      const bool value_ok = !kWithValues<V> || want.values[i] == got.values[i];
+      if (!key_ok || !value_ok) {
+        ADD_FAILURE() << what << ": range at " << range.first << " (length " << range.second << "), rank "
+                      << i - range.first << ": key " << (key_ok ? "ok" : "differs") << ", value "
+                      << (value_ok ? "ok" : "differs") << "; " << tstest::seed_message();
+        return;
+      }
+    }
+  }
+}
+
+template <class T>
+void upload(DeviceBuffer& d, const std::vector<T>& v) {
+  tstest::upload_bytes(d, v.data(), v.size() * sizeof(T));
+}
+template <class T>
+void download(std::vector<T>& v, const DeviceBuffer& d) {
+  std::vector<unsigned char> bytes;
+  tstest::download_bytes(bytes, d, v.size() * sizeof(T));
+  std::memcpy(v.data(), bytes.data(), bytes.size());
+}
+
+/// Runs one BlockSort shape over tiles with the given valid counts.
+template <class K, class V, int T, int I, bool STRIPED = false>
+void check_block_sort(const std::vector<int>& valid, Order order, Dist dist, Rng& rng) {
+  constexpr int kTile = T * I;
+  const std::size_t slots = valid.size() * kTile;
+  TileData<K, V> in = make_tiles<K, V>(slots, dist, rng);
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  for (std::size_t b = 0; b < valid.size(); ++b) ranges.push_back({b * kTile, std::size_t(valid[b])});
+  TileData<K, V> want = in;
+  reference_ranges(want, ranges, order);
+
+  DeviceBuffer d_in_k, d_in_v, d_out_k, d_out_v, d_valid;
+  ASSERT_NO_FATAL_FAILURE(upload(d_in_k, in.keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_in_v, in.values));
+  ASSERT_NO_FATAL_FAILURE(upload(d_out_k, in.keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_out_v, in.values));
+  ASSERT_NO_FATAL_FAILURE(upload(d_valid, valid));
+  const auto kernel = block_sort_kernel<K, V, T, I, STRIPED>;
+  constexpr int kSmem = int(sizeof(typename tilesort::block::BlockSort<K, V, T, I>::TempStorage));
+  TS_CUDA_ASSERT(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  kernel<<<unsigned(valid.size()), T, kSmem>>>(d_in_k.as<K>(), d_in_v.as<HostValue<V>>(),
+                                                               d_out_k.as<K>(), d_out_v.as<HostValue<V>>(),
+                                                               d_valid.as<int>(), order);
+  TS_CUDA_ASSERT(cudaGetLastError());
+  TS_CUDA_ASSERT(cudaDeviceSynchronize());
+  TileData<K, V> got = in;
+  ASSERT_NO_FATAL_FAILURE(download(got.keys, d_out_k));
+  ASSERT_NO_FATAL_FAILURE(download(got.values, d_out_v));
+  std::ostringstream what;
+  what << "BlockSort<" << T << "x" << I << (STRIPED ? ", striped> " : "> ") << case_name(key_type_of<K>(), kWithValues<V>, sizeof(HostValue<V>), order, dist);
+  expect_ranges_equal(want, got, ranges, what.str());
+}
+
+/// Valid counts: every count 0..tile when `all`, else a sample with the edges.
+std::vector<int> valid_counts(int tile, bool all, Rng& rng, int samples = 24) {
+  std::vector<int> v;
+  if (all) {
+    for (int n = 0; n <= tile; ++n) v.push_back(n);
+    return v;
+  }
+  for (int n : {0, 1, 2, 31, 32, 33, tile / 2, tile / 2 + 1, tile - 1, tile, tile, tile}) v.push_back(std::min(n, tile));
+  for (int s = 0; s < samples; ++s) v.push_back(int(rng() % std::uint64_t(tile + 1)));
+  return v;
+}
+
+template <class K, class V, int T, int I, bool STRIPED = false>
+void check_block_sort_all_orders(bool all_counts, const std::vector<Dist>& dists, Rng& rng) {
+  for (Order order : {Order::ascending, Order::descending}) {
+    for (Dist dist : dists) {
+      ASSERT_NO_FATAL_FAILURE((check_block_sort<K, V, T, I, STRIPED>(valid_counts(T * I, all_counts, rng), order, dist, rng)));
+    }
+  }
+}
+
+template <class K, class V, int T, int I>
+void check_block_merge(Order order, Dist dist, Rng& rng, int tiles) {
+  constexpr int kTile = T * I;
+  const std::size_t slots = std::size_t(tiles) * kTile;
+  TileData<K, V> in = make_tiles<K, V>(slots, dist, rng);
+  std::vector<int2> counts(tiles);
+  std::vector<std::pair<std::size_t, std::size_t>> runs, merged;
+  for (int b = 0; b < tiles; ++b) {
+    int total = b == 0 ? kTile : int(rng() % std::uint64_t(kTile + 1));
+    int a = b == 1 ? 0 : (b == 2 ? total : int(rng() % std::uint64_t(total + 1)));
+    counts[b] = make_int2(a, total - a);
+    runs.push_back({std::size_t(b) * kTile, std::size_t(a)});
+    runs.push_back({std::size_t(b) * kTile + a, std::size_t(total - a)});
+    merged.push_back({std::size_t(b) * kTile, std::size_t(total)});
+  }
+  reference_ranges(in, runs, order);  // the input: two sorted runs per tile
+  TileData<K, V> want = in;
+  reference_ranges(want, merged, order);  // stable: A's items before B's on ties
+
+  DeviceBuffer d_in_k, d_in_v, d_out_k, d_out_v, d_counts;
+  ASSERT_NO_FATAL_FAILURE(upload(d_in_k, in.keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_in_v, in.values));
+  ASSERT_NO_FATAL_FAILURE(upload(d_out_k, in.keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_out_v, in.values));
+  ASSERT_NO_FATAL_FAILURE(upload(d_counts, counts));
+  block_merge_kernel<K, V, T, I><<<unsigned(tiles), T>>>(d_in_k.as<K>(), d_in_v.as<HostValue<V>>(), d_out_k.as<K>(),
+                                                         d_out_v.as<HostValue<V>>(), d_counts.as<int2>(), order);
+  TS_CUDA_ASSERT(cudaGetLastError());
+  TS_CUDA_ASSERT(cudaDeviceSynchronize());
+  TileData<K, V> got = in;
+  ASSERT_NO_FATAL_FAILURE(download(got.keys, d_out_k));
+  ASSERT_NO_FATAL_FAILURE(download(got.values, d_out_v));
+  std::ostringstream what;
+  what << "BlockMerge<" << T << "x" << I << "> " << case_name(key_type_of<K>(), kWithValues<V>, sizeof(HostValue<V>), order, dist);
+  expect_ranges_equal(want, got, merged, what.str());
+}
+
+template <class K, class V, int ITEMS, int GROUP>
+void check_warp_sort(Order order, Dist dist, Rng& rng, int warps = 64) {
+  constexpr int kSeg = GROUP * ITEMS;
+  const int segments = warps * (32 / GROUP);
+  std::vector<int> valid(segments);
+  for (int s = 0; s < segments; ++s) valid[s] = s < kSeg + 1 ? s : int(rng() % std::uint64_t(kSeg + 1));
+  if (segments > kSeg + 1) valid[segments - 1] = kSeg;
+  const std::size_t slots = std::size_t(segments) * kSeg;
+  TileData<K, V> in = make_tiles<K, V>(slots, dist, rng);
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;
+  for (int s = 0; s < segments; ++s) ranges.push_back({std::size_t(s) * kSeg, std::size_t(std::min(valid[s], kSeg))});
+  for (int s = 0; s < segments; ++s) valid[s] = std::min(valid[s], kSeg);
+  TileData<K, V> want = in;
+  reference_ranges(want, ranges, order);
+
+  DeviceBuffer d_in_k, d_in_v, d_out_k, d_out_v, d_valid;
+  ASSERT_NO_FATAL_FAILURE(upload(d_in_k, in.keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_in_v, in.values));
+  ASSERT_NO_FATAL_FAILURE(upload(d_out_k, in.keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_out_v, in.values));
+  ASSERT_NO_FATAL_FAILURE(upload(d_valid, valid));
+  warp_sort_kernel<K, V, ITEMS, GROUP><<<unsigned(warps), 32>>>(d_in_k.as<K>(), d_in_v.as<HostValue<V>>(),
+                                                                d_out_k.as<K>(), d_out_v.as<HostValue<V>>(),
+                                                                d_valid.as<int>(), order);
+  TS_CUDA_ASSERT(cudaGetLastError());
+  TS_CUDA_ASSERT(cudaDeviceSynchronize());
+  TileData<K, V> got = in;
+  ASSERT_NO_FATAL_FAILURE(download(got.keys, d_out_k));
+  ASSERT_NO_FATAL_FAILURE(download(got.values, d_out_v));
+  std::ostringstream what;
+  what << "WarpSort<" << GROUP << "x" << ITEMS << "> " << case_name(key_type_of<K>(), kWithValues<V>, sizeof(HostValue<V>), order, dist);
+  expect_ranges_equal(want, got, ranges, what.str());
+}
+
+const std::vector<Dist> kTypeDists = {Dist::uniform, Dist::specials, Dist::few_unique};
+const std::vector<Dist> kSizeDists = {Dist::uniform, Dist::few_unique};
+
+/// Every key type x {no, 32-bit, 64-bit} values, on one shape.
+template <int T, int I>
+void check_block_all_types(Rng& rng) {
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::uint32_t, KeysOnly, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::uint32_t, std::uint32_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::uint32_t, std::uint64_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::int32_t, KeysOnly, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::int32_t, std::uint32_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::int32_t, std::uint64_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<float, KeysOnly, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<float, std::uint32_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<float, std::uint64_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::uint64_t, KeysOnly, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::uint64_t, std::uint32_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::uint64_t, std::uint64_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::int64_t, KeysOnly, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::int64_t, std::uint32_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<std::int64_t, std::uint64_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<double, KeysOnly, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<double, std::uint32_t, T, I>(false, kTypeDists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_block_sort_all_orders<double, std::uint64_t, T, I>(false, kTypeDists, rng)));
+}
+
+}  // namespace
+
+// Every valid-item count 0..capacity, both orders.
+TEST(BlockSort, EveryCount_u32_b32_64x4) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 64, 4>(true, kSizeDists, rng);
+}
+TEST(BlockSort, EveryCount_u32_b32_128x8) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 128, 8>(true, kSizeDists, rng);
+}
+TEST(BlockSort, EveryCount_Striped) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 128, 8, true>(true, kSizeDists, rng);
+  check_block_sort_all_orders<std::uint64_t, KeysOnly, 32, 8, true>(true, kSizeDists, rng);
+  check_block_sort_all_orders<float, std::uint64_t, 256, 16, true>(false, {Dist::specials}, rng);
+  check_block_sort_all_orders<std::int32_t, std::uint32_t, 512, 16, true>(false, kSizeDists, rng);
+}
+TEST(BlockSort, EveryCount_f64_b64_32x8) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  check_block_sort_all_orders<double, std::uint64_t, 32, 8>(true, {Dist::specials}, rng);
+}
+
+// Sampled counts on the other shapes, including ones with more warp bits
+// than register bits (several transpose chunks per stage).
+TEST(BlockSort, SampledCounts_OtherShapes) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 32, 1>(true, kSizeDists, rng);
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 256, 2>(false, kSizeDists, rng);
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 256, 4>(false, kSizeDists, rng);
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 256, 8>(false, kSizeDists, rng);
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 256, 16>(false, kSizeDists, rng);
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 512, 16>(false, kSizeDists, rng);
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 1024, 4>(false, kSizeDists, rng);
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 1024, 8>(false, kSizeDists, rng);
+  check_block_sort_all_orders<float, std::uint32_t, 128, 32>(false, kSizeDists, rng);
+  check_block_sort_all_orders<std::uint64_t, std::uint64_t, 256, 8>(false, kSizeDists, rng);
+}
+
+// Every key type and order, keys only and with 32/64-bit values, with NaNs,
+// -0.0/+0.0 and many duplicates (stability: values are unique).
+TEST(BlockSort, AllTypesOrdersValues_128x8) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  check_block_all_types<128, 8>(rng);
+}
+TEST(BlockSort, AllTypesOrdersValues_256x4) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  check_block_all_types<256, 4>(rng);
+}
+
+TEST(BlockMerge, AllTypesOrders) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  for (Order order : {Order::ascending, Order::descending}) {
+    for (Dist dist : kTypeDists) {
+      check_block_merge<std::uint32_t, std::uint32_t, 128, 8>(order, dist, rng, 64);
+      check_block_merge<float, KeysOnly, 128, 8>(order, dist, rng, 64);
+      check_block_merge<double, std::uint64_t, 64, 4>(order, dist, rng, 64);
+      check_block_merge<std::int32_t, std::uint64_t, 96, 3>(order, dist, rng, 64);
+      check_block_merge<std::int64_t, std::uint32_t, 256, 8>(order, dist, rng, 16);
+    }
+  }
+}
+
+TEST(WarpSort, GroupsAndTypes) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  for (Order order : {Order::ascending, Order::descending}) {
+    for (Dist dist : kTypeDists) {
+      check_warp_sort<std::uint32_t, std::uint32_t, 4, 32>(order, dist, rng);
+      check_warp_sort<float, KeysOnly, 8, 32>(order, dist, rng);
+      check_warp_sort<float, std::uint64_t, 4, 8>(order, dist, rng);
+      check_warp_sort<std::int32_t, std::uint32_t, 2, 4>(order, dist, rng);
+      check_warp_sort<double, std::uint32_t, 4, 16>(order, dist, rng);
+      check_warp_sort<std::uint64_t, KeysOnly, 1, 32>(order, dist, rng);
+      check_warp_sort<std::int64_t, std::uint64_t, 2, 2>(order, dist, rng);
+    }
+  }
+}
+
+// Small subset for compute-sanitizer racecheck / synccheck / memcheck.
+TEST(BlockSanitizer, BlockSortPartialTiles) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  check_block_sort<std::uint32_t, std::uint32_t, 256, 8>({0, 1, 700, 2048}, Order::ascending, Dist::few_unique, rng);
+  check_block_sort<double, std::uint64_t, 256, 4>({5, 1024}, Order::descending, Dist::specials, rng);
+  check_block_sort<float, std::uint32_t, 256, 2>({300, 512}, Order::ascending, Dist::specials, rng);
+  check_block_sort<std::uint32_t, std::uint32_t, 128, 8, true>({0, 77, 1024}, Order::ascending, Dist::few_unique, rng);
+}
+TEST(BlockSanitizer, BlockMerge) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  check_block_merge<std::uint32_t, std::uint32_t, 128, 8>(Order::ascending, Dist::few_unique, rng, 4);
+}
+TEST(BlockSanitizer, WarpSort) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  check_warp_sort<float, std::uint32_t, 4, 8>(Order::ascending, Dist::specials, rng, 2);
+}
