@@ -28,6 +28,7 @@ using tstest::Dist;
 using tstest::KeyType;
 using tstest::Order;
 using tstest::Rng;
+using tilesort::block::BlockSortStrategy;
 
 template <class K> constexpr KeyType key_type_of();
 template <> constexpr KeyType key_type_of<std::uint32_t>() { return KeyType::u32; }
@@ -47,10 +48,10 @@ template <class V> using HostValue = std::conditional_t<kWithValues<V>, V, std::
 
 /// One tile per block: blocked load of the whole tile (positions >= valid hold
 /// junk the sort must ignore), sort, store of the valid prefix.
-template <class K, class V, int T, int I, bool STRIPED>
+template <class K, class V, int T, int I, bool STRIPED, BlockSortStrategy S>
 __global__ void __launch_bounds__(T) block_sort_kernel(const K* in_keys, const HostValue<V>* in_values, K* out_keys,
                                                        HostValue<V>* out_values, const int* valid, Order order) {
-  using Sort = tilesort::block::BlockSort<K, V, T, I>;
+  using Sort = tilesort::block::BlockSort<K, V, T, I, S>;
   // Dynamic shared memory: tiles of 8192 keys need more than 48 KB.
   extern __shared__ __align__(16) unsigned char shared_raw[];
   auto& temp = *reinterpret_cast<typename Sort::TempStorage*>(shared_raw);
@@ -206,7 +207,9 @@ void download(std::vector<T>& v, const DeviceBuffer& d) {
 }
 
 /// Runs one BlockSort shape over tiles with the given valid counts.
-template <class K, class V, int T, int I, bool STRIPED = false>
+template <int T, int I> constexpr BlockSortStrategy kDefaultStrategy = tilesort::block::BlockSortPolicy<T, I>::kStrategy;
+
+template <class K, class V, int T, int I, bool STRIPED = false, BlockSortStrategy S = kDefaultStrategy<T, I>>
 void check_block_sort(const std::vector<int>& valid, Order order, Dist dist, Rng& rng) {
   constexpr int kTile = T * I;
   const std::size_t slots = valid.size() * kTile;
@@ -222,8 +225,8 @@ void check_block_sort(const std::vector<int>& valid, Order order, Dist dist, Rng
   ASSERT_NO_FATAL_FAILURE(upload(d_out_k, in.keys));
   ASSERT_NO_FATAL_FAILURE(upload(d_out_v, in.values));
   ASSERT_NO_FATAL_FAILURE(upload(d_valid, valid));
-  const auto kernel = block_sort_kernel<K, V, T, I, STRIPED>;
-  constexpr int kSmem = int(sizeof(typename tilesort::block::BlockSort<K, V, T, I>::TempStorage));
+  const auto kernel = block_sort_kernel<K, V, T, I, STRIPED, S>;
+  constexpr int kSmem = int(sizeof(typename tilesort::block::BlockSort<K, V, T, I, S>::TempStorage));
   TS_CUDA_ASSERT(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   kernel<<<unsigned(valid.size()), T, kSmem>>>(d_in_k.as<K>(), d_in_v.as<HostValue<V>>(),
                                                                d_out_k.as<K>(), d_out_v.as<HostValue<V>>(),
@@ -234,7 +237,8 @@ void check_block_sort(const std::vector<int>& valid, Order order, Dist dist, Rng
   ASSERT_NO_FATAL_FAILURE(download(got.keys, d_out_k));
   ASSERT_NO_FATAL_FAILURE(download(got.values, d_out_v));
   std::ostringstream what;
-  what << "BlockSort<" << T << "x" << I << (STRIPED ? ", striped> " : "> ") << case_name(key_type_of<K>(), kWithValues<V>, sizeof(HostValue<V>), order, dist);
+  what << "BlockSort<" << T << "x" << I << (S == BlockSortStrategy::bitonic ? ", bitonic" : ", warp runs + merge")
+       << (STRIPED ? ", striped> " : "> ") << case_name(key_type_of<K>(), kWithValues<V>, sizeof(HostValue<V>), order, dist);
   expect_ranges_equal(want, got, ranges, what.str());
 }
 
@@ -250,11 +254,11 @@ std::vector<int> valid_counts(int tile, bool all, Rng& rng, int samples = 24) {
   return v;
 }
 
-template <class K, class V, int T, int I, bool STRIPED = false>
+template <class K, class V, int T, int I, bool STRIPED = false, BlockSortStrategy S = kDefaultStrategy<T, I>>
 void check_block_sort_all_orders(bool all_counts, const std::vector<Dist>& dists, Rng& rng) {
   for (Order order : {Order::ascending, Order::descending}) {
     for (Dist dist : dists) {
-      ASSERT_NO_FATAL_FAILURE((check_block_sort<K, V, T, I, STRIPED>(valid_counts(T * I, all_counts, rng), order, dist, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_block_sort<K, V, T, I, STRIPED, S>(valid_counts(T * I, all_counts, rng), order, dist, rng)));
     }
   }
 }
@@ -383,6 +387,26 @@ TEST(BlockSort, EveryCount_f64_b64_32x8) {
   check_block_sort_all_orders<double, std::uint64_t, 32, 8>(true, {Dist::specials}, rng);
 }
 
+// Both strategies on the same shapes (the default picks one by tile size):
+// the full bitonic network on tiles that default to merging warp runs, and
+// warp runs + merge-path levels on tiles that default to bitonic (1, 2, 3
+// and 5 merge levels).
+TEST(BlockSort, BothStrategies) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  constexpr auto kBitonic = BlockSortStrategy::bitonic;
+  constexpr auto kMerge = BlockSortStrategy::warp_runs_merge;
+  static_assert(kDefaultStrategy<128, 8> == kBitonic && kDefaultStrategy<256, 8> == kMerge, "policy thresholds");
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 256, 8, false, kMerge>(true, kSizeDists, rng);
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 256, 8, true, kBitonic>(false, kSizeDists, rng);
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 256, 16, true, kBitonic>(false, kSizeDists, rng);
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 64, 4, false, kMerge>(true, kSizeDists, rng);
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 128, 8, true, kMerge>(true, kSizeDists, rng);
+  check_block_sort_all_orders<double, std::uint64_t, 128, 4, false, kMerge>(false, {Dist::specials}, rng);
+  check_block_sort_all_orders<std::int64_t, KeysOnly, 1024, 2, true, kMerge>(false, kSizeDists, rng);
+  ASSERT_NO_FATAL_FAILURE((check_block_all_types<128, 16>(rng)));  // 2048: the merge strategy by default
+}
+
 // Sampled counts on the other shapes, including ones with more warp bits
 // than register bits (several transpose chunks per stage).
 TEST(BlockSort, SampledCounts_OtherShapes) {
@@ -451,6 +475,9 @@ TEST(BlockSanitizer, BlockSortPartialTiles) {
   check_block_sort<double, std::uint64_t, 256, 4>({5, 1024}, Order::descending, Dist::specials, rng);
   check_block_sort<float, std::uint32_t, 256, 2>({300, 512}, Order::ascending, Dist::specials, rng);
   check_block_sort<std::uint32_t, std::uint32_t, 128, 8, true>({0, 77, 1024}, Order::ascending, Dist::few_unique, rng);
+  // Warp runs + merge (the default from 2048 items on), blocked and striped.
+  check_block_sort<std::uint32_t, std::uint32_t, 256, 16, true>({0, 3, 2500, 4096}, Order::ascending, Dist::few_unique, rng);
+  check_block_sort<std::uint64_t, std::uint32_t, 256, 8>({1, 1500, 2048}, Order::descending, Dist::uniform, rng);
 }
 TEST(BlockSanitizer, BlockMerge) {
   REQUIRE_CUDA_DEVICE();

@@ -76,10 +76,12 @@ __device__ __forceinline__ void store_blocked(u32* tile, const u32 (&v)[I]) {
   }
 }
 
-template <int T, int I>
+using tilesort::block::BlockSortStrategy;
+
+template <int T, int I, BlockSortStrategy S>
 __global__ void __launch_bounds__(T) tilesort_block_kernel(const u32* in_keys, const u32* in_values, u32* out_keys,
                                                            u32* out_values) {
-  using Sort = tilesort::block::BlockSort<u32, u32, T, I>;
+  using Sort = tilesort::block::BlockSort<u32, u32, T, I, S>;
   __shared__ typename Sort::TempStorage temp;
   const std::size_t base = std::size_t(blockIdx.x) * (T * I);
   u32 key[I], value[I];
@@ -92,10 +94,10 @@ __global__ void __launch_bounds__(T) tilesort_block_kernel(const u32* in_keys, c
 
 // The same sort with a striped result (one more shared-memory transpose)
 // and coalesced scalar stores.
-template <int T, int I>
+template <int T, int I, BlockSortStrategy S>
 __global__ void __launch_bounds__(T) tilesort_striped_kernel(const u32* in_keys, const u32* in_values, u32* out_keys,
                                                              u32* out_values) {
-  using Sort = tilesort::block::BlockSort<u32, u32, T, I>;
+  using Sort = tilesort::block::BlockSort<u32, u32, T, I, S>;
   __shared__ typename Sort::TempStorage temp;
   const std::size_t base = std::size_t(blockIdx.x) * (T * I);
   u32 key[I], value[I];
@@ -140,10 +142,17 @@ __global__ void __launch_bounds__(T) cub_merge_kernel(const u32* in_keys, const 
 
 using Kernel = void (*)(const u32*, const u32*, u32*, u32*);
 
-constexpr int kNumMethods = 4;
-const char* const kMethods[kNumMethods] = {"tilesort BlockSort (blocked out, vector stores)",
-                                           "tilesort BlockSort (striped out)", "cub::BlockRadixSort",
+// Methods 0..3 are tilesort (strategy x output arrangement), 4 and 5 CUB.
+constexpr int kNumMethods = 6;
+constexpr int kNumTilesort = 4;
+const char* const kMethods[kNumMethods] = {"tilesort bitonic (blocked out, vector stores)",
+                                           "tilesort bitonic (striped out)",
+                                           "tilesort warp runs + merge (blocked out, vector stores)",
+                                           "tilesort warp runs + merge (striped out)",
+                                           "cub::BlockRadixSort",
                                            "cub::BlockMergeSort"};
+const char* const kTilesortLabel[kNumTilesort] = {"bitonic blocked", "bitonic striped", "merge blocked",
+                                                  "merge striped"};
 
 struct Shape {
   int threads, items;
@@ -151,8 +160,16 @@ struct Shape {
 };
 template <int T, int I>
 Shape shape() {
-  return Shape{T, I, {tilesort_block_kernel<T, I>, tilesort_striped_kernel<T, I>, cub_radix_kernel<T, I>,
-                      cub_merge_kernel<T, I>}};
+  constexpr auto kBitonic = BlockSortStrategy::bitonic;
+  constexpr auto kMerge = BlockSortStrategy::warp_runs_merge;
+  // One warp has no runs to merge: the merge strategy needs T > 32.
+  Kernel merge_blocked = nullptr, merge_striped = nullptr;
+  if constexpr (T > 32) {
+    merge_blocked = tilesort_block_kernel<T, I, kMerge>;
+    merge_striped = tilesort_striped_kernel<T, I, kMerge>;
+  }
+  return Shape{T, I, {tilesort_block_kernel<T, I, kBitonic>, tilesort_striped_kernel<T, I, kBitonic>, merge_blocked,
+                      merge_striped, cub_radix_kernel<T, I>, cub_merge_kernel<T, I>}};
 }
 
 struct TileSize {
@@ -242,8 +259,9 @@ int run_block_suite(const SuiteOptions& o) {
     });
     const unsigned grid = unsigned(total / size.items);
     for (const Shape& s : size.shapes) {
-      Row row{size.items, s.threads, s.items, {0, 0, 0, 0}, {false, false, false, false}};
+      Row row{size.items, s.threads, s.items, {}, {}};
       for (int m = 0; m < kNumMethods; ++m) {
+        if (!s.kernels[m]) continue;  // not applicable to this shape (reported as "-")
         const auto launch = [&] {
           s.kernels[m]<<<grid, s.threads, 0, stream>>>(d_in_k, d_in_v, d_out_k, d_out_v);
           BENCH_CUDA_CHECK(cudaGetLastError());
@@ -257,6 +275,7 @@ int run_block_suite(const SuiteOptions& o) {
         row.ok[m] = got_k == want_k && got_v == want_v;
         if (!row.ok[m]) {
           all_ok = false;
+          row.ms[m] = -1;  // WRONG in the report ("-" = not applicable)
           std::fprintf(stderr, "tilesort-bench --suite block: %s %dx%d: WRONG OUTPUT\n", kMethods[m], s.threads,
                        s.items);
           continue;
@@ -264,8 +283,10 @@ int run_block_suite(const SuiteOptions& o) {
         row.ms[m] = time_ms(launch);
       }
       std::fprintf(stderr,
-                   "block %5d %4dx%-2d  tilesort %.3f / striped %.3f ms  radix %.3f ms  merge %.3f ms  (copy %.3f ms)\n",
-                   size.items, s.threads, s.items, row.ms[0], row.ms[1], row.ms[2], row.ms[3], copy_ms);
+                   "block %5d %4dx%-2d  bitonic %.3f / striped %.3f  runs+merge %.3f / striped %.3f ms  radix %.3f ms  "
+                   "merge %.3f ms  (copy %.3f ms)\n",
+                   size.items, s.threads, s.items, row.ms[0], row.ms[1], row.ms[2], row.ms[3], row.ms[4], row.ms[5],
+                   copy_ms);
       rows.push_back(row);
     }
   }
@@ -286,7 +307,9 @@ int run_block_suite(const SuiteOptions& o) {
      << "timing: median of " << o.reps << " CUDA-event timings after " << o.warmup
      << " warm-ups; copy = cudaMemcpyAsync D2D of the same keys + values bytes: " << copy_ms << " ms\n\n"
      << "## Best shape per method and tile size (x copy, lower is better)\n\n"
-     << "tilesort = the better of its blocked-out (vector stores) and striped-out kernels.\n\n"
+     << "tilesort = the best of its strategies (bitonic network / warp runs + merge) x output arrangement "
+        "(blocked with vector stores / striped); the default strategy is bitonic below 2048 items, runs + merge from "
+        "2048.\n\n"
      << "| tile | tilesort shape | tilesort x copy | radix shape | radix x copy | merge shape | merge x copy | "
         "speedup vs best CUB |\n|---:|---|---:|---|---:|---|---:|---:|\n";
   js << "{\n  \"suite\": \"block\",\n  \"commit\": \"" << o.commit << "\",\n  \"date\": \"" << o.date
@@ -300,7 +323,7 @@ int run_block_suite(const SuiteOptions& o) {
     for (const Row& r : rows) {
       if (r.tile != size.items) continue;
       for (int m = 0; m < kNumMethods; ++m) {
-        const int slot = m < 2 ? 0 : m - 1;
+        const int slot = m < kNumTilesort ? 0 : m - kNumTilesort + 1;
         if (r.ok[m] && (!best[slot] || r.ms[m] < best_ms[slot])) {
           best[slot] = &r;
           best_ms[slot] = r.ms[m];
@@ -312,7 +335,7 @@ int run_block_suite(const SuiteOptions& o) {
     for (int m = 0; m < 3; ++m) {
       if (best[m]) {
         md << " | " << best[m]->threads << "x" << best[m]->items;
-        if (m == 0) md << (best_tilesort_method == 1 ? " striped" : " blocked");
+        if (m == 0) md << " " << kTilesortLabel[best_tilesort_method];
         md << " | " << best_ms[m] / copy_ms;
       } else {
         md << " | - | FAILED";
@@ -324,21 +347,22 @@ int run_block_suite(const SuiteOptions& o) {
       md << " | - |\n";
   }
   md << "\n## Every shape (x copy; same threads x items per thread for all)\n\n"
-     << "| tile | shape | tilesort blocked | tilesort striped | cub radix | cub merge | tilesort ms | striped ms | radix ms "
-        "| merge ms |\n"
-     << "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+     << "| tile | shape | bitonic blocked | bitonic striped | runs+merge blocked | runs+merge striped | cub radix | "
+        "cub merge | bitonic ms | bitonic striped ms | runs+merge ms | runs+merge striped ms | radix ms | merge ms |\n"
+     << "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   bool first = true;
   for (const Row& r : rows) {
     md << "| " << r.tile << " | " << r.threads << "x" << r.items;
     for (int m = 0; m < kNumMethods; ++m) {
       if (r.ok[m]) md << " | " << r.ms[m] / copy_ms;
-      else md << " | WRONG";
+      else md << (r.ms[m] == 0 ? " | -" : " | WRONG");
     }
     for (int m = 0; m < kNumMethods; ++m) md << " | " << r.ms[m];
     md << " |\n";
     js << (first ? "" : ",") << "\n    {\"tile\": " << r.tile << ", \"threads\": " << r.threads
        << ", \"items\": " << r.items << ", \"tilesort_ms\": " << r.ms[0] << ", \"tilesort_striped_ms\": " << r.ms[1]
-       << ", \"cub_radix_ms\": " << r.ms[2] << ", \"cub_merge_ms\": " << r.ms[3] << ", \"verified\": [";
+       << ", \"tilesort_runs_merge_ms\": " << r.ms[2] << ", \"tilesort_runs_merge_striped_ms\": " << r.ms[3]
+       << ", \"cub_radix_ms\": " << r.ms[4] << ", \"cub_merge_ms\": " << r.ms[5] << ", \"verified\": [";
     for (int m = 0; m < kNumMethods; ++m) js << (m ? ", " : "") << (r.ok[m] ? "true" : "false");
     js << "]}";
     first = false;

@@ -19,8 +19,9 @@ struct BlockShape {
   static constexpr int kTileItems = THREADS_ * ITEMS_MAX_;
 };
 
-/// How a one-block shape sorts: block::BlockSort (bitonic network, the
-/// public device API; cost n log^2 n, independent of the bits),
+/// How a one-block shape sorts: block::BlockSort (the public device API:
+/// bitonic network below 2048 items, warp runs + merges from 2048 on;
+/// independent of the bits),
 /// cub::BlockRadixSort with RADIX_BITS-bit digits (cost grows with the
 /// compared bits), or cub::BlockMergeSort (independent of the bits).
 enum class BlockAlgorithm { bitonic, radix, merge };
@@ -46,15 +47,16 @@ struct Sm90Policy {
   static constexpr int kWarpKernelMinBlocks = 4;
   // One block per segment. Shapes from measurements of the block sorts per
   // segment size on an H200 (../shared/ANCHORS.md calibration, and the
-  // "block" bench suite: BlockSort beats both cub sorts up to 1024 u32 pairs,
-  // ties cub::BlockRadixSort at 2048 and loses from 4096). Ascending sizes; a segment goes to
+  // "block" bench suite: BlockSort beats both cub sorts up to 1024 u32 pairs
+  // with its bitonic network, and at 2048 and 4096 with warp runs + merge-path
+  // merges, its default strategy there). Ascending sizes; a segment goes to
   // the first shape that holds it, so a short segment never pays for a much
   // larger tile.
   using BlockShapes =
       std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge>,        // 129..256
                  BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 4>,    // 257..1024
-                 BlockSortShape<256, 8, BlockAlgorithm::radix, BlockAlgorithm::radix, 5>,      // 1025..2048
-                 BlockSortShape<256, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, 5>,     // 2049..4096
+                 BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 5>,    // 1025..2048
+                 BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 5>,   // 2049..4096
                  BlockSortShape<512, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, 5>>;    // 4097..8192
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.

@@ -15,7 +15,9 @@
 //                    steps in registers, and transposes back.
 //
 // Shared memory is only touched by the transposes (and the final value
-// permutation). It is viewed as rows of 32 words (one per bank) with one
+// permutation). (Large tiles default to another strategy that shares this
+// layout: warp-sized bitonic runs, then merge-path merges; see
+// WarpRunMergeNetwork.) It is viewed as rows of 32 words (one per bank) with one
 // padding word after every row: the shifted-diagonal layout of the ShearSort
 // seed paper. A warp instruction of a transpose always accesses the 32
 // indices  base + lane * ITEMS  (ITEMS <= 32), which land in 32 distinct banks
@@ -164,7 +166,106 @@ struct BitonicNetwork {
   }
 };
 
+/// Strategy B of BlockSort, for large tiles: every warp sorts its own run of
+/// 32 * ITEMS words with the bitonic network above (registers and shuffles
+/// only: no shared memory, no barriers), then log2(THREADS / 32) merge-path
+/// levels merge pairs of sorted runs in shared memory. A merge level costs
+/// O(ITEMS) work per thread (a binary search and ITEMS serial steps) where
+/// a bitonic stage over warp bits costs O(ITEMS * log2(tile)) compare-
+/// exchanges plus two transposes, so for tiles of a few thousand items the
+/// merges do about half the instructions of the full network.
+///
+/// Shared memory: the same padded planes as BitonicNetwork. Stores (blocked,
+/// index t * ITEMS + r) are conflict free by the shifted-diagonal argument;
+/// the merge reads are data dependent (merge path), as in any merge sort.
+/// Ties cannot occur between real words (they are unique); padding words are
+/// identical, so their order does not matter. The result is therefore the
+/// same permutation as the full network's: the stable order.
+template <int THREADS, int ITEMS, class Word>
+struct WarpRunMergeNetwork {
+  static constexpr int kRunItems = 32 * ITEMS;  // one warp's run
+  static constexpr int kStride = BitonicNetwork<THREADS, ITEMS, Word>::kStride;
+  using RunSort = BitonicNetwork<32, ITEMS, Word>;
+
+  static_assert(THREADS > 32, "the warp-run strategy needs more than one warp");
+
+  static __device__ __forceinline__ Word load(const std::uint32_t* planes, int index) {
+    return load_word<Word::kPlanes, kStride, Word>(planes, index);
+  }
+
+  /// Merges pairs of sorted runs of `run` words: blocked in, blocked out.
+  /// Ends with a barrier, so on return no thread reads `planes` any more.
+  static __device__ __forceinline__ void merge_level(Word (&w)[ITEMS], std::uint32_t* planes, int t, int run) {
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) store_word<Word::kPlanes, kStride>(planes, t * ITEMS + r, w[r]);
+    __syncthreads();
+    const int out = t * ITEMS;
+    const int a_begin = out & ~(2 * run - 1);
+    const int b_begin = a_begin + run;
+    const int b_end = b_begin + run;
+    const int diag = out - a_begin;
+    // Merge path: how many of the first `diag` outputs come from run A
+    // (A first on ties; words are unique anyway).
+    int lo = max(0, diag - run);
+    int hi = min(diag, run);
+    while (lo < hi) {
+      const int mid = (lo + hi) >> 1;
+      if (load(planes, b_begin + diag - 1 - mid) < load(planes, a_begin + mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    int i = a_begin + lo;
+    int j = b_begin + diag - lo;
+    // Heads of both runs in registers; one shared load per output. An
+    // exhausted run's head is padding, which no real word exceeds.
+    Word a = i < b_begin ? load(planes, i) : Word::padding();
+    Word b = j < b_end ? load(planes, j) : Word::padding();
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+      const bool take_b = b < a;
+      w[r] = take_b ? b : a;
+      if (r + 1 < ITEMS) {
+        i += take_b ? 0 : 1;
+        j += take_b ? 1 : 0;
+        const int next = take_b ? j : i;
+        const int end = take_b ? b_end : b_begin;
+        const Word n = next < end ? load(planes, next) : Word::padding();
+        a = take_b ? a : n;
+        b = take_b ? n : b;
+      }
+    }
+    __syncthreads();
+  }
+
+  /// Same contract as BitonicNetwork::sort.
+  static __device__ __forceinline__ void sort(Word (&w)[ITEMS], std::uint32_t* planes, int t) {
+    RunSort::sort(w, planes, t & 31);  // no shared memory: a warp's run fits in lane and register bits
+#pragma unroll
+    for (int run = kRunItems; run < THREADS * ITEMS; run *= 2) merge_level(w, planes, t, run);
+  }
+};
+
 }  // namespace detail
+
+/// How BlockSort sorts a tile (tuning; the default depends on the tile size).
+enum class BlockSortStrategy {
+  bitonic,          ///< the full bitonic network (registers, shuffles, transposes)
+  warp_runs_merge,  ///< bitonic runs of 32 * ITEMS per warp, then merge-path merges
+};
+
+/// The default strategy of a shape. The bitonic network's warp-bit stages
+/// grow as log2(tile)^2; from kMergeMinTileItems on, merging warp runs is
+/// cheaper (block suite, H200, u32 pairs: 2048 items 1.18x and 4096 1.34x
+/// faster than the network on their best shapes; see docs/device_api.md).
+/// 1024-item tiles measured faster with the merge too (1.15x), but the
+/// library's 257..1024 class takes this default and has not been
+/// re-measured with it, so the threshold stays at 2048 for now.
+template <int BLOCK_THREADS, int ITEMS_PER_THREAD>
+struct BlockSortPolicy {
+  static constexpr int kMergeMinTileItems = 2048;
+  static constexpr BlockSortStrategy kStrategy =
+      BLOCK_THREADS > 32 && BLOCK_THREADS * ITEMS_PER_THREAD >= kMergeMinTileItems ? BlockSortStrategy::warp_runs_merge
+                                                                                   : BlockSortStrategy::bitonic;
+};
 
 /// Sorts a tile of up to BLOCK_THREADS * ITEMS_PER_THREAD keys, or key-value
 /// pairs, that the threads of a block hold in registers.
@@ -178,6 +279,10 @@ struct BitonicNetwork {
 ///   exactly BLOCK_THREADS threads.
 /// - Arrangement: blocked, in and out. Thread t holds tile items
 ///   [t * ITEMS_PER_THREAD, (t + 1) * ITEMS_PER_THREAD).
+/// - STRATEGY (tuning, normally left to its default BlockSortPolicy): the
+///   full bitonic network, or bitonic runs of 32 * ITEMS_PER_THREAD per warp
+///   finished by merge-path merges in shared memory (the default from 2048
+///   items on). Both give the same result and use the same TempStorage.
 /// - Always stable: equal keys keep their input order (tile position).
 /// - Partial tiles: items at tile positions >= valid_items are ignored on
 ///   input and undefined on output; the valid ones come first, sorted.
@@ -206,7 +311,8 @@ struct BitonicNetwork {
 ///     }
 ///     Sort(temp).Sort(depth, id, n);                  // ascending, stable
 ///     // thread t now holds ranks [8t, 8t + 8): valid where rank < n
-template <class Key, class Value, int BLOCK_THREADS, int ITEMS_PER_THREAD>
+template <class Key, class Value, int BLOCK_THREADS, int ITEMS_PER_THREAD,
+          BlockSortStrategy STRATEGY = BlockSortPolicy<BLOCK_THREADS, ITEMS_PER_THREAD>::kStrategy>
 class BlockSort {
  public:
   using Bits = typename KeyTraits<Key>::Bits;
@@ -216,7 +322,9 @@ class BlockSort {
   static_assert(!kHasValues || sizeof(Value) == 4 || sizeof(Value) == 8, "values: 4 or 8 bytes");
 
  private:
-  using Network = detail::BitonicNetwork<BLOCK_THREADS, ITEMS_PER_THREAD, Word>;
+  using Network = std::conditional_t<STRATEGY == BlockSortStrategy::bitonic,
+                                     detail::BitonicNetwork<BLOCK_THREADS, ITEMS_PER_THREAD, Word>,
+                                     detail::WarpRunMergeNetwork<BLOCK_THREADS, ITEMS_PER_THREAD, Word>>;
   static constexpr int kStride = Network::kStride;
   static constexpr int kValuePlanes = kHasValues ? int(sizeof(Value) / 4) : 0;
   static_assert(kValuePlanes <= Word::kPlanes, "values fit in the word planes");
