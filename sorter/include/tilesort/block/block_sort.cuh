@@ -254,14 +254,12 @@ enum class BlockSortStrategy {
 
 /// The default strategy of a shape. The bitonic network's warp-bit stages
 /// grow as log2(tile)^2; from kMergeMinTileItems on, merging warp runs is
-/// cheaper (block suite, H200, u32 pairs: 2048 items 1.18x and 4096 1.34x
-/// faster than the network on their best shapes; see docs/device_api.md).
-/// 1024-item tiles measured faster with the merge too (1.15x), but the
-/// library's 257..1024 class takes this default and has not been
-/// re-measured with it, so the threshold stays at 2048 for now.
+/// cheaper (block suite, H200, u32 pairs: 1024 items 1.15x, 2048 1.18x and
+/// 4096 1.34x faster than the network on their best shapes; see
+/// docs/device_api.md).
 template <int BLOCK_THREADS, int ITEMS_PER_THREAD>
 struct BlockSortPolicy {
-  static constexpr int kMergeMinTileItems = 2048;
+  static constexpr int kMergeMinTileItems = 1024;
   static constexpr BlockSortStrategy kStrategy =
       BLOCK_THREADS > 32 && BLOCK_THREADS * ITEMS_PER_THREAD >= kMergeMinTileItems ? BlockSortStrategy::warp_runs_merge
                                                                                    : BlockSortStrategy::bitonic;
