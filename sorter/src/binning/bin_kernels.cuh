@@ -33,6 +33,9 @@ struct BinPolicy {
   static constexpr int kItemsPerThread = 16;
   static constexpr int kChunk = kThreads * kItemsPerThread;
   static constexpr int kWarps = kThreads / 32;
+  // The scatter keeps only tile ids and positions in registers, so 3 blocks
+  // (24 warps) fit per SM by registers; shared memory allows 3-4.
+  static constexpr int kScatterMinBlocks = 3;
   // Upsweep: persistent, grid-stride over chunks.
   static constexpr int kUpsweepThreads = 512;
   // Tile histogram in shared memory up to this many bytes (and up to the
@@ -264,19 +267,29 @@ struct ScatterParams {
   const DeviceStatus* status;
 };
 
-/// Dynamic shared memory of the scatter kernel.
+/// Dynamic shared memory of the scatter kernel: the digits' global offsets,
+/// then the per-warp digit counters, which the staging area reuses once
+/// every thread holds its records' block positions.
 template <class Policy, bool kHasKeys, class Value>
 constexpr std::size_t scatter_smem_bytes() {
   constexpr std::size_t value_bytes = std::is_same<Value, BinNoValue>::value ? 0 : sizeof(Value);
-  return sizeof(std::uint32_t) * (Policy::kWarps * Policy::kThreads + Policy::kThreads) +
-         std::size_t(Policy::kChunk) * (sizeof(std::uint32_t) * (kHasKeys ? 2 : 1) + value_bytes);
+  constexpr std::size_t counters = sizeof(std::uint32_t) * Policy::kWarps * Policy::kThreads;
+  constexpr std::size_t staging =
+      std::size_t(Policy::kChunk) * (sizeof(std::uint32_t) * (kHasKeys ? 2 : 1) + value_bytes);
+  return sizeof(std::uint32_t) * Policy::kThreads + (counters > staging ? counters : staging);
 }
 
 /// One chunk per block: stable rank by digit, stage in shared memory in
 /// digit order, then write each digit's run to its place. Writes nothing
 /// when the status holds an error.
+///
+/// Only the tile ids stay in registers across the ranking (keys and values
+/// are loaded afterwards, straight into their staging slots): that keeps
+/// the kernel at Policy::kScatterMinBlocks blocks per SM, where holding all
+/// three arrays in registers left one.
 template <class Policy, bool kHasKeys, class Value, bool kIotaValues>
-__global__ void __launch_bounds__(Policy::kThreads) bin_scatter_kernel(ScatterParams<Value> p) {
+__global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
+    bin_scatter_kernel(ScatterParams<Value> p) {
   enter_dependent_kernel();  // the previous kernel's results are visible from here on
   constexpr bool kHasValues = !std::is_same<Value, BinNoValue>::value;
   constexpr int kItems = Policy::kItemsPerThread;
@@ -292,9 +305,10 @@ __global__ void __launch_bounds__(Policy::kThreads) bin_scatter_kernel(ScatterPa
   if (begin >= n) return;
   const std::uint32_t count = min(std::uint32_t(Policy::kChunk), n - begin);
 
-  std::uint32_t* warp_hist = reinterpret_cast<std::uint32_t*>(scatter_smem);  // [warp][digit]
-  std::uint32_t* digit_offset = warp_hist + Policy::kWarps * kDigits;          // [digit]
-  std::uint32_t* s_tiles = digit_offset + kDigits;
+  std::uint32_t* digit_offset = reinterpret_cast<std::uint32_t*>(scatter_smem);  // [digit]
+  std::uint32_t* warp_hist = digit_offset + kDigits;                             // [warp][digit]
+  // Staging aliases warp_hist (a __syncthreads separates the two uses).
+  std::uint32_t* s_tiles = warp_hist;
   std::uint32_t* s_keys = s_tiles + Policy::kChunk;
   Value* s_values = reinterpret_cast<Value*>(s_keys + (kHasKeys ? Policy::kChunk : 0));
 
@@ -306,40 +320,44 @@ __global__ void __launch_bounds__(Policy::kThreads) bin_scatter_kernel(ScatterPa
   for (int d = lane; d < kDigits; d += 32) my_hist[d] = 0;
 
   // Warp-striped: warp w owns records [w * 32 * kItems, (w + 1) * 32 * kItems)
-  // of the chunk; loads coalesce and (j, lane) order is record order.
+  // of the chunk; loads coalesce and (j, lane) order is record order. Slots
+  // past the record count (only in the last chunk, and only after every
+  // record of it in that order) take the largest digit: they rank after
+  // every record, so the records' positions are those of a full chunk, and
+  // the ranking needs no per-item validity vote.
   const std::uint32_t warp_base = std::uint32_t(warp) * 32u * kItems;
-  std::uint32_t tile[kItems], key[kItems], rank[kItems];
-  Value value[kItems];
+  std::uint32_t tile[kItems], pos[kItems];
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     const std::uint32_t local = warp_base + j * 32u + lane;
-    tile[j] = 0;
-    key[j] = 0;
-    if (local < count) {
-      const std::uint32_t r = begin + local;
-      tile[j] = p.in_tiles[r];
-      if (kHasKeys) key[j] = p.in_keys[r];
-      if constexpr (kHasValues) value[j] = kIotaValues ? Value(r) : p.in_values[r];
-    }
+    tile[j] = local < count ? p.in_tiles[begin + local] : digits_mask << p.shift;
   }
   __syncwarp();
 
-  // Rank within the warp: lanes with equal digits find each other with
-  // match_any; the lowest of them bumps the warp's digit counter.
+  // Rank within the warp: lanes with equal digits find each other with one
+  // ballot per digit bit (cheaper than match.any for a few bits); the
+  // highest of them adds the group's size to the warp's digit counter. One
+  // warp's shared atomics are performed in order, so items keep (j, lane)
+  // order within a digit: the rank is stable.
+  const std::uint32_t lanes_le = lanes_below() | (1u << lane);
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
-    const std::uint32_t local = warp_base + j * 32u + lane;
-    const bool valid = local < count;
-    const std::uint32_t valid_lanes = __ballot_sync(0xFFFFFFFFu, valid);
-    if (valid) {
-      const std::uint32_t d = (tile[j] >> p.shift) & digits_mask;
-      const std::uint32_t peers = __match_any_sync(valid_lanes, d);
-      const std::uint32_t before = my_hist[d];
-      __syncwarp(valid_lanes);
-      if (lane == std::uint32_t(__ffs(peers) - 1)) my_hist[d] = before + __popc(peers);
-      rank[j] = before + __popc(peers & lanes_below());
+    const std::uint32_t d = (tile[j] >> p.shift) & digits_mask;
+    std::uint32_t peers = 0xFFFFFFFFu;
+#pragma unroll
+    for (int b = 0; b < Policy::kRadixBits; ++b) {
+      if (b < p.bits) {
+        const bool set = (d >> b) & 1u;
+        const std::uint32_t votes = __ballot_sync(0xFFFFFFFFu, set);
+        peers &= set ? votes : ~votes;
+      }
     }
-    __syncwarp();
+    const int leader = 31 - __clz(peers);
+    const std::uint32_t before_me = __popc(peers & lanes_le);
+    std::uint32_t group_base = 0;
+    if (int(lane) == leader) group_base = atomicAdd(&my_hist[d], before_me);
+    group_base = __shfl_sync(0xFFFFFFFFu, group_base, leader);
+    pos[j] = group_base + before_me - 1u;  // rank among the warp's records of digit d
   }
   __syncthreads();
 
@@ -364,15 +382,27 @@ __global__ void __launch_bounds__(Policy::kThreads) bin_scatter_kernel(ScatterPa
     for (int w = 0; w < Policy::kWarps; ++w) warp_hist[w * kDigits + d] += block_start;
   }
   __syncthreads();
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) pos[j] += my_hist[(tile[j] >> p.shift) & digits_mask];
+  __syncthreads();  // the staging area overwrites warp_hist
 
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     const std::uint32_t local = warp_base + j * 32u + lane;
-    if (local < count) {
-      const std::uint32_t pos = my_hist[(tile[j] >> p.shift) & digits_mask] + rank[j];
-      s_tiles[pos] = tile[j];
-      if (kHasKeys) s_keys[pos] = key[j];
-      if constexpr (kHasValues) s_values[pos] = value[j];
+    if (local < count) s_tiles[pos[j]] = tile[j];
+  }
+  if constexpr (kHasKeys) {
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t local = warp_base + j * 32u + lane;
+      if (local < count) s_keys[pos[j]] = p.in_keys[begin + local];
+    }
+  }
+  if constexpr (kHasValues) {
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t local = warp_base + j * 32u + lane;
+      if (local < count) s_values[pos[j]] = kIotaValues ? Value(begin + local) : p.in_values[begin + local];
     }
   }
   __syncthreads();
