@@ -524,6 +524,9 @@ TEST_F(BinningGpu, EdgeCases) {
       {"one tile", 30000, 1, TileDist::uniform},
       {"one record", 1, 5, TileDist::last_tile_only},
       {"exactly one chunk", 4096, 256, TileDist::uniform},
+      // Hundreds of chunks per pass: the scatter's look-back across chunks.
+      {"many chunks, three passes", 3000000, 300000, TileDist::uniform},
+      {"many chunks, skewed", 2000000, 8160, TileDist::skewed},
   };
   for (const Edge& e : edges) {
     for (Mode mode : {Mode::bin, Mode::bin_and_sort}) {
@@ -534,6 +537,14 @@ TEST_F(BinningGpu, EdgeCases) {
       ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
     }
   }
+}
+
+TEST_F(BinningGpu, FourPassesOfTileIdBits) {
+  TS_TRACE_SEED();
+  // 2^25 tiles: 25 bits in four scatter passes (7 + 6 + 6 + 6).
+  Case c = random_case(rng_, small_mode() ? 20000 : 600000, 1u << 25, TileDist::uniform);
+  c.mode = Mode::bin;
+  ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
 }
 
 TEST_F(BinningGpuSanitizer, SmallBinAndSort) {

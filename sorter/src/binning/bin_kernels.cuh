@@ -3,11 +3,13 @@
 // grows with log(tiles) and linearly with the records), plus the tile
 // histogram, the CSR offsets and a cooperative gather.
 //
-// One pass = upsweep (per-chunk digit histograms) -> row scan (each digit's
-// row of chunk counts, exclusive) -> scatter (rank within the chunk with
-// warp match, stage the chunk sorted by digit in shared memory, write runs).
-// The first pass's upsweep also validates every tile id and counts records
-// per tile, so every error is known before the first write to user memory.
+// One upsweep reads the tile ids once: it validates every tile id and counts
+// records per tile, so every error is known before the first write to user
+// memory; one block turns the counts into the CSR offsets and every pass's
+// digit starts. Each pass is then one scatter kernel, onesweep-style: rank
+// the chunk's records by digit (warp ballots), find the chunk's place among
+// the chunks before it by decoupled look-back, stage the chunk sorted by
+// digit in shared memory, and write each digit's run.
 #pragma once
 
 #include <cub/block/block_scan.cuh>
@@ -33,14 +35,17 @@ struct BinPolicy {
   static constexpr int kItemsPerThread = 16;
   static constexpr int kChunk = kThreads * kItemsPerThread;
   static constexpr int kWarps = kThreads / 32;
+  // The scatter is latency-bound: it keeps only tile ids and positions in
+  // registers so that 4 blocks (32 warps) fit per SM (64 registers, a few
+  // spills; shared memory allows 4 with b32 values, 3 with b64). On the H200,
+  // 4 blocks made the scatters ~15% faster than 3 (tiles16-4M).
+  static constexpr int kScatterMinBlocks = 4;
   // Upsweep: persistent, grid-stride over chunks.
   static constexpr int kUpsweepThreads = 512;
   // Tile histogram in shared memory up to this many bytes (and up to the
   // device's per-block limit): shared atomics are far cheaper than global
   // ones even at one block per SM. More tiles count with global atomics.
   static constexpr std::size_t kSharedTileHistBytes = 200 * 1024;
-  static constexpr int kRowScanThreads = 256;
-  static constexpr int kRowScanItems = 4;
   static constexpr int kOffsetsThreads = 1024;
   static constexpr int kOffsetsItems = 4;
   static constexpr int kGatherThreads = 256;
@@ -88,41 +93,52 @@ __device__ __forceinline__ std::uint32_t lanes_below() {
   return mask;
 }
 
+/// Decoupled look-back words of the scatter, one per (chunk, digit):
+/// (flag << 62) | count. Zero means "not published yet".
+constexpr std::uint64_t kLookbackAggregate = std::uint64_t(1) << 62;  // the chunk's own count
+constexpr std::uint64_t kLookbackInclusive = std::uint64_t(2) << 62;  // count of chunks 0..c
+constexpr std::uint64_t kLookbackCountMask = kLookbackAggregate - 1;
+constexpr int kMaxBinPasses = 32 / BinPolicy::kRadixBits;
+
+/// How one call splits the tile id bits into passes (low digits first).
+struct BinPasses {
+  int count;
+  int shift[kMaxBinPasses];
+  int bits[kMaxBinPasses];
+};
+
 struct UpsweepParams {
   const std::uint32_t* tiles;
   BinCount count;
   std::uint32_t num_tiles;
-  int shift, bits;
-  std::uint32_t* chunk_hist;  // [digit * chunk_stride + chunk]
+  std::uint32_t* tile_counts;  // records per tile (zeroed)
+  bool shared_tile_counts;     // count in shared memory first
+  std::uint64_t* lookback;     // [pass][chunk_stride][digit]: zeroed here, chunk by chunk
   std::uint32_t chunk_stride;
-  std::uint32_t* tile_counts;  // first pass: records per tile (zeroed)
-  bool shared_tile_counts;     // first pass: count in shared memory first
+  int passes;
   DeviceStatus* status;
 };
 
-/// Per-chunk digit histograms; on the first pass also the count check, the
-/// tile id check and the per-tile record counts.
-template <class Policy, bool kFirstPass>
+/// The one read of the tile ids before any write: the count check, the
+/// tile id check, the per-tile record counts (every pass's digit totals
+/// follow from them), and the zeroing of the record count's look-back words.
+template <class Policy>
 __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(UpsweepParams p) {
   enter_dependent_kernel();  // the previous kernel's results are visible from here on
-  extern __shared__ std::uint32_t upsweep_smem[];
-  std::uint32_t* digit_hist = upsweep_smem;  // [1 << Policy::kRadixBits]
-  std::uint32_t* tile_hist = upsweep_smem + (1 << Policy::kRadixBits);
+  extern __shared__ std::uint32_t tile_hist[];
   constexpr int kThreads = Policy::kUpsweepThreads;
   const int tid = threadIdx.x;
-  if (kFirstPass && blockIdx.x == 0 && tid == 0 && p.count.d_num_records &&
-      *p.count.d_num_records > p.count.capacity)
+  if (blockIdx.x == 0 && tid == 0 && p.count.d_num_records && *p.count.d_num_records > p.count.capacity)
     report_bin_error(p.status, StatusCode::count_over_capacity, kBinErrorNone, *p.count.d_num_records,
                      p.count.capacity);
   const std::uint32_t n = p.count.records();
-  const bool shared_tiles = kFirstPass && p.shared_tile_counts;
-  if (shared_tiles)
+  if (p.shared_tile_counts) {
     for (std::uint32_t t = tid; t < p.num_tiles; t += kThreads) tile_hist[t] = 0;
-  const std::uint32_t digits_mask = (1u << p.bits) - 1u;
-  const std::uint32_t chunks = (n + Policy::kChunk - 1) / Policy::kChunk;
-  for (std::uint32_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
-    for (int d = tid; d < (1 << Policy::kRadixBits); d += kThreads) digit_hist[d] = 0;
     __syncthreads();
+  }
+  const std::uint32_t chunks = (n + Policy::kChunk - 1) / Policy::kChunk;
+  const int lookback_words = p.passes * Policy::kThreads;
+  for (std::uint32_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
     const std::uint32_t begin = chunk * Policy::kChunk;
     const std::uint32_t end = min(begin + std::uint32_t(Policy::kChunk), n);
     // All loads first, then the atomics: several loads in flight per thread.
@@ -133,92 +149,59 @@ __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(Up
       const std::uint32_t i = begin + j * kThreads + tid;
       tiles[j] = i < end ? p.tiles[i] : 0u;
     }
+    for (int w = tid; w < lookback_words; w += kThreads) {
+      const int pass = w / Policy::kThreads, digit = w % Policy::kThreads;
+      p.lookback[(std::size_t(pass) * p.chunk_stride + chunk) * Policy::kThreads + digit] = 0;
+    }
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       const std::uint32_t i = begin + j * kThreads + tid;
       if (i >= end) continue;
       const std::uint32_t tile = tiles[j];
-      if (kFirstPass) {
-        if (tile >= p.num_tiles)
-          report_bin_error(p.status, StatusCode::invalid_argument, kBinErrorTileId, i, tile);
-        else if (shared_tiles)
-          atomicAdd(&tile_hist[tile], 1u);
-        else
-          atomicAdd(&p.tile_counts[tile], 1u);
-      }
-      atomicAdd(&digit_hist[(tile >> p.shift) & digits_mask], 1u);
+      if (tile >= p.num_tiles)
+        report_bin_error(p.status, StatusCode::invalid_argument, kBinErrorTileId, i, tile);
+      else if (p.shared_tile_counts)
+        atomicAdd(&tile_hist[tile], 1u);
+      else
+        atomicAdd(&p.tile_counts[tile], 1u);
     }
-    __syncthreads();
-    for (std::uint32_t d = tid; d <= digits_mask; d += kThreads) p.chunk_hist[d * p.chunk_stride + chunk] = digit_hist[d];
-    __syncthreads();
   }
-  if (shared_tiles) {
+  if (p.shared_tile_counts) {
     __syncthreads();
     for (std::uint32_t t = tid; t < p.num_tiles; t += kThreads)
       if (tile_hist[t]) atomicAdd(&p.tile_counts[t], tile_hist[t]);
   }
 }
 
-struct RowScanParams {
-  BinCount count;
-  std::uint32_t* chunk_hist;
-  std::uint32_t chunk_stride;
-  std::uint32_t* row_totals;  // [digit]
-};
-
-/// One block per digit: exclusive scan of the digit's chunk counts, in
-/// place, and the digit's total.
-template <class Policy>
-__global__ void __launch_bounds__(Policy::kRowScanThreads) bin_row_scan_kernel(RowScanParams p) {
-  enter_dependent_kernel();  // the previous kernel's results are visible from here on
-  using Scan = cub::BlockScan<std::uint32_t, Policy::kRowScanThreads>;
-  __shared__ typename Scan::TempStorage temp;
-  constexpr std::uint32_t kItems = Policy::kRowScanItems;
-  constexpr std::uint32_t kTile = Policy::kRowScanThreads * kItems;
-  const std::uint32_t n = p.count.records();
-  const std::uint32_t chunks = (n + Policy::kChunk - 1) / Policy::kChunk;
-  std::uint32_t* row = p.chunk_hist + std::size_t(blockIdx.x) * p.chunk_stride;
-  std::uint32_t carry = 0;
-  for (std::uint32_t base = 0; base < chunks; base += kTile) {
-    std::uint32_t v[kItems];
-#pragma unroll
-    for (std::uint32_t j = 0; j < kItems; ++j) {
-      const std::uint32_t i = base + threadIdx.x * kItems + j;
-      v[j] = i < chunks ? row[i] : 0u;
-    }
-    std::uint32_t total;
-    Scan(temp).ExclusiveSum(v, v, total);
-#pragma unroll
-    for (std::uint32_t j = 0; j < kItems; ++j) {
-      const std::uint32_t i = base + threadIdx.x * kItems + j;
-      if (i < chunks) row[i] = v[j] + carry;
-    }
-    carry += total;
-    __syncthreads();  // temp is reused
-  }
-  if (threadIdx.x == 0) p.row_totals[blockIdx.x] = carry;
-}
-
 struct OffsetsParams {
   BinCount count;
   const std::uint32_t* tile_counts;
   std::uint32_t num_tiles;
+  BinPasses passes;
   std::uint32_t* out_offsets;  // num_tiles + 1
+  std::uint32_t* digit_base;   // [pass][digit]: where each digit's records start in the pass's output
   std::uint32_t* sort_counts;  // {segments, items} for a following sort
   DeviceStatus* status;
 };
 
-/// One block: CSR offsets from the tile counts. After a binning error it
-/// writes nothing of the user's and tells a following sort there is no work.
+/// One block: CSR offsets from the tile counts, and every pass's digit
+/// starts (a digit's total is the sum of its tiles' counts). After a
+/// binning error it writes nothing of the user's and tells a following
+/// sort there is no work.
 template <class Policy>
 __global__ void __launch_bounds__(Policy::kOffsetsThreads) bin_offsets_kernel(OffsetsParams p) {
   enter_dependent_kernel();  // the previous kernel's results are visible from here on
   using Scan = cub::BlockScan<std::uint32_t, Policy::kOffsetsThreads>;
   __shared__ typename Scan::TempStorage temp;
+  constexpr int kDigits = 1 << Policy::kRadixBits;
+  __shared__ std::uint32_t digit_hist[kMaxBinPasses][kDigits];
+  static_assert(Policy::kOffsetsThreads >= kMaxBinPasses * 32, "one warp per pass scans the digits");
   if (bin_aborted(p.status)) {
     if (threadIdx.x == 0 && p.sort_counts) p.sort_counts[0] = p.sort_counts[1] = 0;
     return;
   }
+  for (int i = threadIdx.x; i < kMaxBinPasses * kDigits; i += Policy::kOffsetsThreads) digit_hist[i / kDigits][i % kDigits] = 0;
+  __syncthreads();
   constexpr std::uint32_t kItems = Policy::kOffsetsItems;
   constexpr std::uint32_t kTile = Policy::kOffsetsThreads * kItems;
   std::uint32_t carry = 0;
@@ -228,6 +211,9 @@ __global__ void __launch_bounds__(Policy::kOffsetsThreads) bin_offsets_kernel(Of
     for (std::uint32_t j = 0; j < kItems; ++j) {
       const std::uint32_t t = base + threadIdx.x * kItems + j;
       v[j] = t < p.num_tiles ? p.tile_counts[t] : 0u;
+      if (v[j])
+        for (int pass = 0; pass < p.passes.count; ++pass)
+          atomicAdd(&digit_hist[pass][(t >> p.passes.shift[pass]) & ((1u << p.passes.bits[pass]) - 1u)], v[j]);
     }
     std::uint32_t total;
     Scan(temp).ExclusiveSum(v, v, total);
@@ -246,6 +232,27 @@ __global__ void __launch_bounds__(Policy::kOffsetsThreads) bin_offsets_kernel(Of
       p.sort_counts[1] = carry;
     }
   }
+  // Warp `pass`: exclusive scan of the pass's digit totals, kDigits / 32 per lane.
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (warp < p.passes.count) {
+    constexpr int kPerLane = kDigits / 32;
+    std::uint32_t sum = 0;
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k) sum += digit_hist[warp][lane * kPerLane + k];
+    std::uint32_t inclusive = sum;
+#pragma unroll
+    for (int delta = 1; delta < 32; delta *= 2) {
+      const std::uint32_t other = __shfl_up_sync(0xFFFFFFFFu, inclusive, delta);
+      if (lane >= delta) inclusive += other;
+    }
+    std::uint32_t running = inclusive - sum;
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k) {
+      const int d = lane * kPerLane + k;
+      p.digit_base[warp * kDigits + d] = running;
+      running += digit_hist[warp][d];
+    }
+  }
 }
 
 template <class Value>
@@ -256,27 +263,45 @@ struct ScatterParams {
   std::uint32_t* out_tiles;  // null on the last pass
   std::uint32_t* out_keys;
   Value* out_values;
-  const std::uint32_t* chunk_hist;  // scanned rows
-  const std::uint32_t* row_totals;
-  std::uint32_t chunk_stride;
+  const std::uint32_t* digit_base;  // this pass's [digit]
+  std::uint64_t* lookback;          // this pass's [chunk][digit], zeroed
+  std::uint32_t* chunk_ticket;      // this pass's chunk counter, zeroed
   int shift, bits;
   BinCount count;
   const DeviceStatus* status;
 };
 
-/// Dynamic shared memory of the scatter kernel.
+__device__ __forceinline__ void store_lookback(std::uint64_t* word, std::uint64_t value) {
+  *reinterpret_cast<volatile std::uint64_t*>(word) = value;
+}
+
+__device__ __forceinline__ std::uint64_t load_lookback(const std::uint64_t* word) {
+  return *reinterpret_cast<const volatile std::uint64_t*>(word);
+}
+
+/// Dynamic shared memory of the scatter kernel: the digits' global offsets,
+/// then the per-warp digit counters, which the staging area reuses once
+/// every thread holds its records' block positions.
 template <class Policy, bool kHasKeys, class Value>
 constexpr std::size_t scatter_smem_bytes() {
   constexpr std::size_t value_bytes = std::is_same<Value, BinNoValue>::value ? 0 : sizeof(Value);
-  return sizeof(std::uint32_t) * (Policy::kWarps * Policy::kThreads + Policy::kThreads) +
-         std::size_t(Policy::kChunk) * (sizeof(std::uint32_t) * (kHasKeys ? 2 : 1) + value_bytes);
+  constexpr std::size_t counters = sizeof(std::uint32_t) * Policy::kWarps * Policy::kThreads;
+  constexpr std::size_t staging =
+      std::size_t(Policy::kChunk) * (sizeof(std::uint32_t) * (kHasKeys ? 2 : 1) + value_bytes);
+  return sizeof(std::uint32_t) * Policy::kThreads + (counters > staging ? counters : staging);
 }
 
 /// One chunk per block: stable rank by digit, stage in shared memory in
 /// digit order, then write each digit's run to its place. Writes nothing
 /// when the status holds an error.
+///
+/// Only the tile ids stay in registers across the ranking (keys and values
+/// are loaded afterwards, straight into their staging slots): that keeps
+/// the kernel at Policy::kScatterMinBlocks blocks per SM, where holding all
+/// three arrays in registers (152 registers) left one.
 template <class Policy, bool kHasKeys, class Value, bool kIotaValues>
-__global__ void __launch_bounds__(Policy::kThreads) bin_scatter_kernel(ScatterParams<Value> p) {
+__global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
+    bin_scatter_kernel(ScatterParams<Value> p) {
   enter_dependent_kernel();  // the previous kernel's results are visible from here on
   constexpr bool kHasValues = !std::is_same<Value, BinNoValue>::value;
   constexpr int kItems = Policy::kItemsPerThread;
@@ -285,16 +310,23 @@ __global__ void __launch_bounds__(Policy::kThreads) bin_scatter_kernel(ScatterPa
   __shared__ typename Scan::TempStorage scan_temp;
   extern __shared__ __align__(16) unsigned char scatter_smem[];
 
+  __shared__ std::uint32_t s_chunk;
+
   if (bin_aborted(p.status)) return;
   const std::uint32_t n = p.count.records();
-  const std::uint32_t chunk = blockIdx.x;
+  // Chunks are numbered in the order blocks start, so a block only ever
+  // waits (in the look-back) for blocks that are already running.
+  if (threadIdx.x == 0) s_chunk = atomicAdd(p.chunk_ticket, 1u);
+  __syncthreads();
+  const std::uint32_t chunk = s_chunk;
   const std::uint32_t begin = chunk * std::uint32_t(Policy::kChunk);
   if (begin >= n) return;
   const std::uint32_t count = min(std::uint32_t(Policy::kChunk), n - begin);
 
-  std::uint32_t* warp_hist = reinterpret_cast<std::uint32_t*>(scatter_smem);  // [warp][digit]
-  std::uint32_t* digit_offset = warp_hist + Policy::kWarps * kDigits;          // [digit]
-  std::uint32_t* s_tiles = digit_offset + kDigits;
+  std::uint32_t* digit_offset = reinterpret_cast<std::uint32_t*>(scatter_smem);  // [digit]
+  std::uint32_t* warp_hist = digit_offset + kDigits;                             // [warp][digit]
+  // Staging aliases warp_hist (a __syncthreads separates the two uses).
+  std::uint32_t* s_tiles = warp_hist;
   std::uint32_t* s_keys = s_tiles + Policy::kChunk;
   Value* s_values = reinterpret_cast<Value*>(s_keys + (kHasKeys ? Policy::kChunk : 0));
 
@@ -306,45 +338,50 @@ __global__ void __launch_bounds__(Policy::kThreads) bin_scatter_kernel(ScatterPa
   for (int d = lane; d < kDigits; d += 32) my_hist[d] = 0;
 
   // Warp-striped: warp w owns records [w * 32 * kItems, (w + 1) * 32 * kItems)
-  // of the chunk; loads coalesce and (j, lane) order is record order.
+  // of the chunk; loads coalesce and (j, lane) order is record order. Slots
+  // past the record count (only in the last chunk, and only after every
+  // record of it in that order) take the largest digit: they rank after
+  // every record, so the records' positions are those of a full chunk, and
+  // the ranking needs no per-item validity vote.
   const std::uint32_t warp_base = std::uint32_t(warp) * 32u * kItems;
-  std::uint32_t tile[kItems], key[kItems], rank[kItems];
-  Value value[kItems];
+  std::uint32_t tile[kItems], pos[kItems];
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     const std::uint32_t local = warp_base + j * 32u + lane;
-    tile[j] = 0;
-    key[j] = 0;
-    if (local < count) {
-      const std::uint32_t r = begin + local;
-      tile[j] = p.in_tiles[r];
-      if (kHasKeys) key[j] = p.in_keys[r];
-      if constexpr (kHasValues) value[j] = kIotaValues ? Value(r) : p.in_values[r];
-    }
+    tile[j] = local < count ? p.in_tiles[begin + local] : digits_mask << p.shift;
   }
   __syncwarp();
 
-  // Rank within the warp: lanes with equal digits find each other with
-  // match_any; the lowest of them bumps the warp's digit counter.
+  // Rank within the warp: lanes with equal digits find each other with one
+  // ballot per digit bit (cheaper than match.any for a few bits); the
+  // highest of them adds the group's size to the warp's digit counter. One
+  // warp's shared atomics are performed in order, so items keep (j, lane)
+  // order within a digit: the rank is stable.
+  const std::uint32_t lanes_le = lanes_below() | (1u << lane);
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
-    const std::uint32_t local = warp_base + j * 32u + lane;
-    const bool valid = local < count;
-    const std::uint32_t valid_lanes = __ballot_sync(0xFFFFFFFFu, valid);
-    if (valid) {
-      const std::uint32_t d = (tile[j] >> p.shift) & digits_mask;
-      const std::uint32_t peers = __match_any_sync(valid_lanes, d);
-      const std::uint32_t before = my_hist[d];
-      __syncwarp(valid_lanes);
-      if (lane == std::uint32_t(__ffs(peers) - 1)) my_hist[d] = before + __popc(peers);
-      rank[j] = before + __popc(peers & lanes_below());
+    const std::uint32_t d = (tile[j] >> p.shift) & digits_mask;
+    std::uint32_t peers = 0xFFFFFFFFu;
+#pragma unroll
+    for (int b = 0; b < Policy::kRadixBits; ++b) {
+      if (b < p.bits) {
+        const bool set = (d >> b) & 1u;
+        const std::uint32_t votes = __ballot_sync(0xFFFFFFFFu, set);
+        peers &= set ? votes : ~votes;
+      }
     }
-    __syncwarp();
+    const int leader = 31 - __clz(peers);
+    const std::uint32_t before_me = __popc(peers & lanes_le);
+    std::uint32_t group_base = 0;
+    if (int(lane) == leader) group_base = atomicAdd(&my_hist[d], before_me);
+    group_base = __shfl_sync(0xFFFFFFFFu, group_base, leader);
+    pos[j] = group_base + before_me - 1u;  // rank among the warp's records of digit d
   }
   __syncthreads();
 
-  // Thread d: the digit's start in the block, each warp's start within the
-  // digit, and where the digit's records of this chunk go globally.
+  // Thread d: publish the digit's count in this chunk, find the counts of
+  // the chunks before (decoupled look-back), then the digit's start in the
+  // block and each warp's start within the digit.
   {
     const int d = tid;
     std::uint32_t digit_total = 0;
@@ -353,26 +390,53 @@ __global__ void __launch_bounds__(Policy::kThreads) bin_scatter_kernel(ScatterPa
       warp_hist[w * kDigits + d] = digit_total;
       digit_total += c;
     }
+    const bool used = std::uint32_t(d) <= digits_mask;
+    std::uint32_t before = 0;  // the digit's records in chunks 0 .. chunk - 1
+    if (used) {
+      std::uint64_t* mine = p.lookback + std::size_t(chunk) * kDigits + d;
+      if (chunk == 0) {
+        store_lookback(mine, kLookbackInclusive | digit_total);
+      } else {
+        store_lookback(mine, kLookbackAggregate | digit_total);
+        for (std::uint32_t c = chunk - 1;; --c) {
+          std::uint64_t word;
+          do {
+            word = load_lookback(p.lookback + std::size_t(c) * kDigits + d);
+          } while (word == 0);
+          before += std::uint32_t(word & kLookbackCountMask);
+          if ((word & ~kLookbackCountMask) == kLookbackInclusive) break;
+        }
+        store_lookback(mine, kLookbackInclusive | (before + digit_total));
+      }
+    }
     std::uint32_t block_start;
     Scan(scan_temp).ExclusiveSum(digit_total, block_start);
-    __syncthreads();
-    const bool used = std::uint32_t(d) <= digits_mask;
-    std::uint32_t digit_base;
-    Scan(scan_temp).ExclusiveSum(used ? p.row_totals[d] : 0u, digit_base);
-    const std::uint32_t global = digit_base + (used ? p.chunk_hist[std::size_t(d) * p.chunk_stride + chunk] : 0u);
-    digit_offset[d] = global - block_start;  // global >= block_start: earlier digits precede everywhere
+    // global >= block_start: earlier digits precede everywhere.
+    if (used) digit_offset[d] = p.digit_base[d] + before - block_start;
     for (int w = 0; w < Policy::kWarps; ++w) warp_hist[w * kDigits + d] += block_start;
   }
   __syncthreads();
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) pos[j] += my_hist[(tile[j] >> p.shift) & digits_mask];
+  __syncthreads();  // the staging area overwrites warp_hist
 
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     const std::uint32_t local = warp_base + j * 32u + lane;
-    if (local < count) {
-      const std::uint32_t pos = my_hist[(tile[j] >> p.shift) & digits_mask] + rank[j];
-      s_tiles[pos] = tile[j];
-      if (kHasKeys) s_keys[pos] = key[j];
-      if constexpr (kHasValues) s_values[pos] = value[j];
+    if (local < count) s_tiles[pos[j]] = tile[j];
+  }
+  if constexpr (kHasKeys) {
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t local = warp_base + j * 32u + lane;
+      if (local < count) s_keys[pos[j]] = p.in_keys[begin + local];
+    }
+  }
+  if constexpr (kHasValues) {
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t local = warp_base + j * 32u + lane;
+      if (local < count) s_values[pos[j]] = kIotaValues ? Value(begin + local) : p.in_values[begin + local];
     }
   }
   __syncthreads();

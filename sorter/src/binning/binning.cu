@@ -35,8 +35,8 @@ PassPlan pass_plan(std::uint32_t num_tiles) {
 
 /// Byte offsets of the workspace arrays; depends on the plan only.
 struct BinLayout {
-  std::size_t status, sort_counts, tile_counts;
-  std::size_t chunk_hist, row_totals;
+  std::size_t status, sort_counts, chunk_tickets, tile_counts;
+  std::size_t lookback, digit_base;
   std::size_t temp_tiles[2], temp_keys[2], temp_values[2];
   std::size_t sort_workspace, sort_bytes;
   std::size_t total;
@@ -54,12 +54,14 @@ BinLayout make_bin_layout(const BinPlan& plan, bool with_sort, std::size_t sort_
   l.chunk_stride = std::uint32_t(std::max<std::uint64_t>(1, (plan.max_records + Policy::kChunk - 1) / Policy::kChunk));
   l.status = take(sizeof(DeviceStatus));  // at offset 0: bin_device_status relies on it
   l.sort_counts = take(2 * sizeof(std::uint32_t));
+  // Status, sort counts, chunk tickets and tile counts are zeroed together.
+  l.chunk_tickets = take(kMaxBinPasses * sizeof(std::uint32_t));
   l.tile_counts = take(std::uint64_t(plan.max_tiles) * sizeof(std::uint32_t));
-  l.chunk_hist = take(std::uint64_t(1 << Policy::kRadixBits) * l.chunk_stride * sizeof(std::uint32_t));
-  l.row_totals = take((1 << Policy::kRadixBits) * sizeof(std::uint32_t));
+  const int passes = pass_plan(plan.max_tiles).passes;
+  l.lookback = take(std::uint64_t(passes) * l.chunk_stride * (1 << Policy::kRadixBits) * sizeof(std::uint64_t));
+  l.digit_base = take(std::uint64_t(kMaxBinPasses) * (1 << Policy::kRadixBits) * sizeof(std::uint32_t));
   // Ping-pong buffers between passes; values are sized for 8 bytes so one
   // workspace serves bin (b32 / b64) and bin_index.
-  const int passes = pass_plan(plan.max_tiles).passes;
   const int temps = std::min(2, passes - 1);
   for (int t = 0; t < temps; ++t) {
     l.temp_tiles[t] = take(plan.max_records * sizeof(std::uint32_t));
@@ -165,11 +167,18 @@ cudaError_t launch_bin(const BinLaunch& b) {
   const BinLayout& l = b.layout;
   void* ws = b.workspace;
   DeviceStatus* status = at<DeviceStatus>(ws, l.status);
-  // Status, sort counts and the tiles' counters start at zero every call.
+  // Status, sort counts, chunk tickets and the tiles' counters start at zero
+  // every call (one range: they are laid out in that order).
   cudaError_t err = cudaMemsetAsync(ws, 0, l.tile_counts + std::size_t(b.num_tiles) * sizeof(std::uint32_t), b.stream);
   if (err != cudaSuccess) return err;
 
   const PassPlan pp = pass_plan(b.num_tiles);
+  BinPasses passes{};
+  passes.count = pp.passes;
+  for (int pass = 0; pass < pp.passes; ++pass) {
+    passes.shift[pass] = pass * pp.bits_per_pass;
+    passes.bits[pass] = std::min(pp.bits_per_pass, pp.total_bits - passes.shift[pass]);
+  }
   int device = 0, smem_optin = 0, cc_major = 0;
   if ((err = cudaGetDevice(&device))) return err;
   if ((err = cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device))) return err;
@@ -178,52 +187,44 @@ cudaError_t launch_bin(const BinLaunch& b) {
   // one's launch overlaps the previous one's tail; every kernel starts with
   // enter_dependent_kernel().
   const bool programmatic = cc_major >= 9;
-  const std::size_t digit_hist_bytes = (1u << Policy::kRadixBits) * sizeof(std::uint32_t);
   const std::size_t tile_hist_bytes = std::size_t(b.num_tiles) * sizeof(std::uint32_t);
-  const bool shared_tiles = digit_hist_bytes + tile_hist_bytes <= Policy::kSharedTileHistBytes &&
-                            digit_hist_bytes + tile_hist_bytes <= std::size_t(smem_optin);
+  const bool shared_tiles =
+      tile_hist_bytes <= Policy::kSharedTileHistBytes && tile_hist_bytes <= std::size_t(smem_optin);
 
+  UpsweepParams up{};
+  up.tiles = b.tile_ids;
+  up.count = b.count;
+  up.num_tiles = b.num_tiles;
+  up.tile_counts = at<std::uint32_t>(ws, l.tile_counts);
+  up.shared_tile_counts = shared_tiles;
+  up.lookback = at<std::uint64_t>(ws, l.lookback);
+  up.chunk_stride = l.chunk_stride;
+  up.passes = pp.passes;
+  up.status = status;
+  const std::size_t up_smem = shared_tiles ? tile_hist_bytes : 0;
+  const auto upsweep = bin_upsweep_kernel<Policy>;
+  int up_blocks = 0;
+  if ((err = persistent_grid(reinterpret_cast<const void*>(upsweep), Policy::kUpsweepThreads, up_smem, &up_blocks)))
+    return err;
+  up_blocks = int(std::min<std::uint64_t>(std::uint64_t(up_blocks), l.chunk_stride));
+  // The first kernel follows the memset: launched plainly.
+  if ((err = launch_kernel(upsweep, up_blocks, Policy::kUpsweepThreads, up_smem, b.stream, false, up))) return err;
+
+  OffsetsParams op{b.count,
+                   at<std::uint32_t>(ws, l.tile_counts),
+                   b.num_tiles,
+                   passes,
+                   b.out_offsets,
+                   at<std::uint32_t>(ws, l.digit_base),
+                   b.sort_counts ? at<std::uint32_t>(ws, l.sort_counts) : nullptr,
+                   status};
+  if ((err = launch_kernel(bin_offsets_kernel<Policy>, 1, Policy::kOffsetsThreads, 0, b.stream, programmatic, op)))
+    return err;
+
+  constexpr std::size_t kDigits = std::size_t(1) << Policy::kRadixBits;
   for (int pass = 0; pass < pp.passes; ++pass) {
     const bool first = pass == 0, last = pass == pp.passes - 1;
-    const int shift = pass * pp.bits_per_pass;
-    const int bits = std::min(pp.bits_per_pass, pp.total_bits - shift);
     const std::uint32_t* in_tiles = first ? b.tile_ids : at<std::uint32_t>(ws, l.temp_tiles[(pass - 1) % 2]);
-
-    UpsweepParams up{};
-    up.tiles = in_tiles;
-    up.count = b.count;
-    up.num_tiles = b.num_tiles;
-    up.shift = shift;
-    up.bits = bits;
-    up.chunk_hist = at<std::uint32_t>(ws, l.chunk_hist);
-    up.chunk_stride = l.chunk_stride;
-    up.tile_counts = at<std::uint32_t>(ws, l.tile_counts);
-    up.shared_tile_counts = shared_tiles;
-    up.status = status;
-    const std::size_t up_smem = digit_hist_bytes + (first && shared_tiles ? tile_hist_bytes : 0);
-    const auto upsweep = first ? bin_upsweep_kernel<Policy, true> : bin_upsweep_kernel<Policy, false>;
-    int up_blocks = 0;
-    if ((err = persistent_grid(reinterpret_cast<const void*>(upsweep), Policy::kUpsweepThreads, up_smem, &up_blocks)))
-      return err;
-    up_blocks = int(std::min<std::uint64_t>(std::uint64_t(up_blocks), l.chunk_stride));
-    // The first kernel follows the memset: launched plainly.
-    if ((err = launch_kernel(upsweep, up_blocks, Policy::kUpsweepThreads, up_smem, b.stream, programmatic && !first,
-                             up)))
-      return err;
-
-    RowScanParams rs{b.count, at<std::uint32_t>(ws, l.chunk_hist), l.chunk_stride, at<std::uint32_t>(ws, l.row_totals)};
-    if ((err = launch_kernel(bin_row_scan_kernel<Policy>, 1 << bits, Policy::kRowScanThreads, 0, b.stream,
-                             programmatic, rs)))
-      return err;
-
-    if (first) {
-      OffsetsParams op{b.count, at<std::uint32_t>(ws, l.tile_counts), b.num_tiles, b.out_offsets,
-                       b.sort_counts ? at<std::uint32_t>(ws, l.sort_counts) : nullptr, status};
-      if ((err = launch_kernel(bin_offsets_kernel<Policy>, 1, Policy::kOffsetsThreads, 0, b.stream, programmatic,
-                               op)))
-        return err;
-    }
-
     ScatterParams<Value> sp{};
     sp.in_tiles = in_tiles;
     sp.in_keys = first ? b.keys : at<std::uint32_t>(ws, l.temp_keys[(pass - 1) % 2]);
@@ -233,11 +234,11 @@ cudaError_t launch_bin(const BinLaunch& b) {
     }
     sp.out_tiles = last ? nullptr : at<std::uint32_t>(ws, l.temp_tiles[pass % 2]);
     sp.out_keys = last ? b.out_keys : at<std::uint32_t>(ws, l.temp_keys[pass % 2]);
-    sp.chunk_hist = at<std::uint32_t>(ws, l.chunk_hist);
-    sp.row_totals = at<std::uint32_t>(ws, l.row_totals);
-    sp.chunk_stride = l.chunk_stride;
-    sp.shift = shift;
-    sp.bits = bits;
+    sp.digit_base = at<std::uint32_t>(ws, l.digit_base) + pass * kDigits;
+    sp.lookback = at<std::uint64_t>(ws, l.lookback) + std::size_t(pass) * l.chunk_stride * kDigits;
+    sp.chunk_ticket = at<std::uint32_t>(ws, l.chunk_tickets) + pass;
+    sp.shift = passes.shift[pass];
+    sp.bits = passes.bits[pass];
     sp.count = b.count;
     sp.status = status;
     if ((err = launch_scatter<kHasKeys, Value, kIota>(b, sp, first, programmatic))) return err;
