@@ -396,12 +396,12 @@ TEST(BlockSort, BothStrategies) {
   Rng rng(tstest::test_seed());
   constexpr auto kBitonic = BlockSortStrategy::bitonic;
   constexpr auto kMerge = BlockSortStrategy::warp_runs_merge;
-  static_assert(kDefaultStrategy<128, 8> == kBitonic && kDefaultStrategy<256, 8> == kMerge, "policy thresholds");
+  static_assert(kDefaultStrategy<64, 8> == kBitonic && kDefaultStrategy<128, 8> == kMerge, "policy thresholds");
   check_block_sort_all_orders<std::uint32_t, std::uint32_t, 256, 8, false, kMerge>(true, kSizeDists, rng);
   check_block_sort_all_orders<std::uint32_t, std::uint32_t, 256, 8, true, kBitonic>(false, kSizeDists, rng);
   check_block_sort_all_orders<std::uint32_t, std::uint32_t, 256, 16, true, kBitonic>(false, kSizeDists, rng);
   check_block_sort_all_orders<std::uint32_t, std::uint32_t, 64, 4, false, kMerge>(true, kSizeDists, rng);
-  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 128, 8, true, kMerge>(true, kSizeDists, rng);
+  check_block_sort_all_orders<std::uint32_t, std::uint32_t, 128, 8, true, kBitonic>(true, kSizeDists, rng);
   check_block_sort_all_orders<double, std::uint64_t, 128, 4, false, kMerge>(false, {Dist::specials}, rng);
   check_block_sort_all_orders<std::int64_t, KeysOnly, 1024, 2, true, kMerge>(false, kSizeDists, rng);
   ASSERT_NO_FATAL_FAILURE((check_block_all_types<128, 16>(rng)));  // 2048: the merge strategy by default
