@@ -23,8 +23,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <numeric>
 #include <optional>
 #include <sstream>
@@ -156,13 +154,48 @@ long parse_count(const std::string& flag, const char* text, long min) {
   return v;
 }
 
+/// The options every suite takes: --reps, --warmup, --quick, --out, --commit.
+struct SharedFlags {
+  int* reps;
+  int* warmup;
+  std::string* out;
+  std::string* commit;
+  bool quick = false, reps_given = false, warmup_given = false;
+
+  /// True when `flag` is one of them (its value taken through `value`).
+  template <class Value>
+  bool take(const std::string& flag, Value&& value) {
+    if (flag == "--reps") {
+      *reps = static_cast<int>(parse_count(flag, value(), 1));
+      reps_given = true;
+    } else if (flag == "--warmup") {
+      *warmup = static_cast<int>(parse_count(flag, value(), 0));
+      warmup_given = true;
+    } else if (flag == "--quick") {
+      quick = true;
+    } else if (flag == "--out") {
+      *out = value();
+    } else if (flag == "--commit") {
+      *commit = value();
+    } else {
+      return false;
+    }
+    return true;
+  }
+  /// --quick lowers the repetitions unless they were given explicitly.
+  void finish() const {
+    if (quick && !reps_given) *reps = kQuickReps;
+    if (quick && !warmup_given) *warmup = kQuickWarmup;
+  }
+};
+
 Options parse_options(int argc, char** argv) {
   Options o;
   o.workloads = all_workload_names();
   for (const Variant& v : kVariants) o.variants.push_back(&v);
   for (const MethodInfo& m : all_methods()) o.methods.push_back(&m);
   o.segmented_radix_skip = split(kDefaultSegmentedRadixSkip);
-  bool quick = false, reps_given = false, warmup_given = false;
+  SharedFlags shared{&o.reps, &o.warmup, &o.out, &o.commit};
 
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
@@ -208,18 +241,7 @@ Options parse_options(int argc, char** argv) {
       const std::string list = value();
       o.segmented_radix_skip = list == "none" ? std::vector<std::string>{} : split(list);
       for (const auto& name : o.segmented_radix_skip) check_workload_name(name);
-    } else if (flag == "--reps") {
-      o.reps = static_cast<int>(parse_count(flag, value(), 1));
-      reps_given = true;
-    } else if (flag == "--warmup") {
-      o.warmup = static_cast<int>(parse_count(flag, value(), 0));
-      warmup_given = true;
-    } else if (flag == "--quick") {
-      quick = true;
-    } else if (flag == "--out") {
-      o.out = value();
-    } else if (flag == "--commit") {
-      o.commit = value();
+    } else if (shared.take(flag, value)) {  // --reps, --warmup, --quick, --out, --commit
     } else if (flag == "--tests-passed") {
       o.tests_passed = parse_count(flag, value(), 0);
     } else if (flag == "--tests-failed") {
@@ -234,8 +256,7 @@ Options parse_options(int argc, char** argv) {
       usage_error("unknown option '" + flag + "'");
     }
   }
-  if (quick && !reps_given) o.reps = kQuickReps;
-  if (quick && !warmup_given) o.warmup = kQuickWarmup;
+  shared.finish();
   if (o.workloads.empty() || o.variants.empty() || o.methods.empty()) usage_error("nothing selected to run");
   return o;
 }
@@ -467,18 +488,6 @@ int list_workloads(const Options& options) {
   return 0;
 }
 
-bool write_file(const std::string& path, const std::string& text) {
-  std::ofstream file(path, std::ios::binary);
-  file << text;
-  file.close();
-  if (!file) {
-    std::fprintf(stderr, "tilesort-bench: could not write %s\n", path.c_str());
-    return false;
-  }
-  std::fprintf(stderr, "tilesort-bench: wrote %s\n", path.c_str());
-  return true;
-}
-
 std::string command_line(int argc, char** argv) {
   std::string line;
   for (int i = 0; i < argc; ++i) line += (i ? " " : "") + std::string(argv[i]);
@@ -495,7 +504,7 @@ int run_suite(const std::string& name, int argc, char** argv) {
   SuiteOptions o;
   o.out = std::string("bench/results/latest-") + name;
   o.commit = "unknown";
-  bool quick = false, reps_given = false, warmup_given = false;
+  SharedFlags shared{&o.reps, &o.warmup, &o.out, &o.commit};
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     auto value = [&]() -> const char* {
@@ -504,24 +513,11 @@ int run_suite(const std::string& name, int argc, char** argv) {
     };
     if (flag == "--suite") {
       ++i;
-    } else if (flag == "--reps") {
-      o.reps = static_cast<int>(parse_count(flag, value(), 1));
-      reps_given = true;
-    } else if (flag == "--warmup") {
-      o.warmup = static_cast<int>(parse_count(flag, value(), 0));
-      warmup_given = true;
-    } else if (flag == "--quick") {
-      quick = true;
-    } else if (flag == "--out") {
-      o.out = value();
-    } else if (flag == "--commit") {
-      o.commit = value();
-    } else {
+    } else if (!shared.take(flag, value)) {
       o.args.push_back(flag);
     }
   }
-  if (quick && !reps_given) o.reps = kQuickReps;
-  if (quick && !warmup_given) o.warmup = kQuickWarmup;
+  shared.finish();
 
   const Device gpu = open_device();
   std::fprintf(stderr, "tilesort-bench: suite %s on %s\n", name.c_str(), gpu.summary.c_str());
@@ -652,14 +648,7 @@ int run(int argc, char** argv) {
   std::fwrite(markdown.data(), 1, markdown.size(), stdout);
   std::fflush(stdout);
 
-  bool written = true;
-  const std::filesystem::path out(options.out);
-  if (out.has_parent_path()) {
-    std::error_code ec;
-    std::filesystem::create_directories(out.parent_path(), ec);
-  }
-  written &= write_file(options.out + ".md", markdown);
-  written &= write_file(options.out + ".json", json);
+  const bool written = write_suite_reports(options.out, markdown, json);
 
   std::size_t failed = 0;
   for (const Row& r : rows)

@@ -208,13 +208,19 @@ TEST(BinningHost, HostArgumentErrorsAreReportedBeforeLaunching) {
 
 TEST(BinningHost, BinStatusMessagesNameTheRecord) {
   tilesort::DeviceStatus s{};
-  s.code = int(StatusCode::invalid_argument);
-  s.reserved = 1;
+  s.code = int(StatusCode::tile_id_out_of_range);
   s.index = 17;
   s.value = 8160;
   const tilesort::Status st = tilesort::to_bin_status(s);
-  EXPECT_EQ(st.code(), StatusCode::invalid_argument);
+  EXPECT_EQ(st.code(), StatusCode::tile_id_out_of_range);
+  EXPECT_STREQ(tilesort::to_string(st.code()), "tile_id_out_of_range");
   EXPECT_NE(std::string(st.what()).find("record 17 has tile id 8160"), std::string::npos) << st.what();
+  s.code = int(StatusCode::permutation_out_of_range);
+  s.index = 3;
+  s.value = 99;
+  const tilesort::Status sp = tilesort::to_bin_status(s);
+  EXPECT_EQ(sp.code(), StatusCode::permutation_out_of_range);
+  EXPECT_NE(std::string(sp.what()).find("permutation[3] = 99"), std::string::npos) << sp.what();
   s = {};
   EXPECT_TRUE(tilesort::to_bin_status(s).ok());
 }
@@ -645,7 +651,7 @@ void check_bad_tile(Rng& rng, std::size_t n, std::uint32_t num_tiles, cudaStream
     SCOPED_TRACE("mode " + std::to_string(mode) + ", bad record " + std::to_string(bad));
     ErrorRun r;
     ASSERT_NO_FATAL_FAILURE(run_expecting_device_error(tiles, std::uint32_t(n), num_tiles, n, mode, stream, r));
-    EXPECT_EQ(r.status.code(), StatusCode::invalid_argument) << r.status.what();
+    EXPECT_EQ(r.status.code(), StatusCode::tile_id_out_of_range) << r.status.what();
     EXPECT_NE(std::string(r.status.what()).find("tile id"), std::string::npos) << r.status.what();
     EXPECT_EQ(r.device.index, bad);
     EXPECT_EQ(r.device.value, num_tiles);

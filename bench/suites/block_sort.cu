@@ -77,6 +77,9 @@ __device__ __forceinline__ void store_blocked(u32* tile, const u32 (&v)[I]) {
 }
 
 using tilesort::block::BlockSortStrategy;
+// The tile size from which BlockSort merges warp runs by default (one
+// threshold for every shape wider than a warp).
+constexpr int kDefaultMergeFrom = tilesort::block::BlockSortPolicy<64, 4>::kMergeMinTileItems;
 
 template <int T, int I, BlockSortStrategy S>
 __global__ void __launch_bounds__(T) tilesort_block_kernel(const u32* in_keys, const u32* in_values, u32* out_keys,
@@ -308,8 +311,8 @@ int run_block_suite(const SuiteOptions& o) {
      << " warm-ups; copy = cudaMemcpyAsync D2D of the same keys + values bytes: " << copy_ms << " ms\n\n"
      << "## Best shape per method and tile size (x copy, lower is better)\n\n"
      << "tilesort = the best of its strategies (bitonic network / warp runs + merge) x output arrangement "
-        "(blocked with vector stores / striped); the default strategy is bitonic below 2048 items, runs + merge from "
-        "2048.\n\n"
+        "(blocked with vector stores / striped); the default strategy (BlockSortPolicy) is bitonic below "
+     << kDefaultMergeFrom << " items, runs + merge from " << kDefaultMergeFrom << ".\n\n"
      << "| tile | tilesort shape | tilesort x copy | radix shape | radix x copy | merge shape | merge x copy | "
         "speedup vs best CUB |\n|---:|---|---:|---|---:|---|---:|---:|\n";
   js << "{\n  \"suite\": \"block\",\n  \"commit\": \"" << o.commit << "\",\n  \"date\": \"" << o.date

@@ -22,6 +22,8 @@ const char* to_string(StatusCode code) noexcept {
     case StatusCode::missing_vulkan_support: return "missing_vulkan_support";
     case StatusCode::device_mismatch: return "device_mismatch";
     case StatusCode::ordering_violation: return "ordering_violation";
+    case StatusCode::tile_id_out_of_range: return "tile_id_out_of_range";
+    case StatusCode::permutation_out_of_range: return "permutation_out_of_range";
   }
   return "unknown_status";
 }
@@ -65,6 +67,14 @@ Status to_status(const DeviceStatus& s) noexcept {
     case StatusCode::workspace_too_small:
       std::snprintf(message, sizeof(message), "internal work list overflow (%" PRIu64 " >= %" PRIu64
                     "): the workspace does not match the plan", s.index, s.value);
+      break;
+    case StatusCode::tile_id_out_of_range:
+      std::snprintf(message, sizeof(message), "record %" PRIu64 " has tile id %" PRIu64 ", not below num_tiles",
+                    s.index, s.value);
+      break;
+    case StatusCode::permutation_out_of_range:
+      std::snprintf(message, sizeof(message), "permutation[%" PRIu64 "] = %" PRIu64 " is not below the record count",
+                    s.index, s.value);
       break;
     default:
       std::snprintf(message, sizeof(message), "device reported code %d", int(s.code));

@@ -123,12 +123,12 @@ Status bin_and_sort(void* workspace, std::size_t workspace_bytes, const BinPlan&
                     Stream stream) noexcept;
 
 /// Device address of the binning DeviceStatus (the first error of the last
-/// bin / bin_index / gather / bin_and_sort on this workspace). `reserved`
-/// tells binning errors apart: see to_bin_status.
+/// bin / bin_index / gather / bin_and_sort on this workspace): code
+/// count_over_capacity, tile_id_out_of_range or permutation_out_of_range.
 const DeviceStatus* bin_device_status(const void* workspace) noexcept;
 
 /// Converts a binning DeviceStatus (copied to the host) to a Status whose
-/// message names the record and tile id of a bad tile id.
+/// message names the record and tile id of a bad tile id (same as to_status).
 Status to_bin_status(const DeviceStatus& device_status) noexcept;
 
 /// Convenience, NOT for the hot path: waits for `stream` and reads the

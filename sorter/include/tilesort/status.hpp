@@ -25,6 +25,9 @@ enum class StatusCode : std::int32_t {
   missing_vulkan_support, // a required Vulkan extension / feature is absent or not enabled
   device_mismatch,        // no CUDA device has the Vulkan physical device's UUID
   ordering_violation,     // a semaphore wait/signal would break the timeline protocol
+  // Binning (device-detected):
+  tile_id_out_of_range,      // a record's tile id is not below num_tiles
+  permutation_out_of_range,  // a gather permutation entry is not below the record count
 };
 
 /// Human-readable name of a status code ("ok", "invalid_argument", ...).

@@ -53,12 +53,6 @@ struct BinPolicy {
 static_assert(BinPolicy::kThreads % 32 == 0, "whole warps");
 static_assert(BinPolicy::kChunk % BinPolicy::kUpsweepThreads == 0, "the upsweep loads whole chunks");
 
-/// DeviceStatus::reserved of binning errors, so messages can name them.
-enum BinErrorReason : std::uint32_t {
-  kBinErrorNone = 0,
-  kBinErrorTileId = 1,       // index = record, value = its tile id
-  kBinErrorPermutation = 2,  // index = position, value = permutation entry
-};
 
 struct BinNoValue {};
 
@@ -74,10 +68,11 @@ struct BinCount {
   }
 };
 
-__device__ __forceinline__ void report_bin_error(DeviceStatus* status, StatusCode code, std::uint32_t reason,
-                                                 std::uint64_t index, std::uint64_t value) {
+/// First error wins. tile_id_out_of_range: index = record, value = its tile
+/// id; permutation_out_of_range: index = position, value = the entry.
+__device__ __forceinline__ void report_bin_error(DeviceStatus* status, StatusCode code, std::uint64_t index,
+                                                 std::uint64_t value) {
   if (atomicCAS(reinterpret_cast<int*>(&status->code), 0, int(code)) == 0) {
-    status->reserved = reason;
     status->index = index;
     status->value = value;
   }
@@ -129,7 +124,7 @@ __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(Up
   constexpr int kThreads = Policy::kUpsweepThreads;
   const int tid = threadIdx.x;
   if (blockIdx.x == 0 && tid == 0 && p.count.d_num_records && *p.count.d_num_records > p.count.capacity)
-    report_bin_error(p.status, StatusCode::count_over_capacity, kBinErrorNone, *p.count.d_num_records,
+    report_bin_error(p.status, StatusCode::count_over_capacity, *p.count.d_num_records,
                      p.count.capacity);
   const std::uint32_t n = p.count.records();
   if (p.shared_tile_counts) {
@@ -159,7 +154,7 @@ __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(Up
       if (i >= end) continue;
       const std::uint32_t tile = tiles[j];
       if (tile >= p.num_tiles)
-        report_bin_error(p.status, StatusCode::invalid_argument, kBinErrorTileId, i, tile);
+        report_bin_error(p.status, StatusCode::tile_id_out_of_range, i, tile);
       else if (p.shared_tile_counts)
         atomicAdd(&tile_hist[tile], 1u);
       else
@@ -477,7 +472,7 @@ __global__ void __launch_bounds__(Policy::kGatherThreads) bin_gather_kernel(Gath
     const std::uint32_t part = w - record * p.words_per_record;
     const std::uint32_t source = p.permutation[record];
     if (source >= n) {
-      if (part == 0) report_bin_error(p.status, StatusCode::invalid_argument, kBinErrorPermutation, record, source);
+      if (part == 0) report_bin_error(p.status, StatusCode::permutation_out_of_range, record, source);
       continue;
     }
     p.out_records[w] = p.records[std::uint64_t(source) * p.words_per_record + part];

@@ -440,20 +440,7 @@ const DeviceStatus* bin_device_status(const void* workspace) noexcept {
   return static_cast<const DeviceStatus*>(workspace);
 }
 
-Status to_bin_status(const DeviceStatus& s) noexcept {
-  char message[160];
-  if (s.code == int(StatusCode::invalid_argument) && s.reserved == detail::kBinErrorTileId) {
-    std::snprintf(message, sizeof(message), "record %" PRIu64 " has tile id %" PRIu64 ", not below num_tiles", s.index,
-                  s.value);
-    return Status(StatusCode::invalid_argument, message);
-  }
-  if (s.code == int(StatusCode::invalid_argument) && s.reserved == detail::kBinErrorPermutation) {
-    std::snprintf(message, sizeof(message), "permutation[%" PRIu64 "] = %" PRIu64 " is not below the record count",
-                  s.index, s.value);
-    return Status(StatusCode::invalid_argument, message);
-  }
-  return to_status(s);
-}
+Status to_bin_status(const DeviceStatus& s) noexcept { return to_status(s); }
 
 namespace {
 Status read_status_at(const void* address, Stream stream, bool binning) {
