@@ -55,24 +55,6 @@ struct BlockSorter {
   };
 };
 
-/// Writes a sorted tile back to the user arrays: this thread's item i goes
-/// to tile position tile_position(i); positions past the segment are padding.
-/// The caller synchronises first, so every read of the segment precedes the
-/// writes (the sort is in place).
-template <int kItems, class Bits, class Value, class TilePosition>
-__device__ __forceinline__ void store_sorted_tile(const SortData<Bits, Value>& data, const Task& task,
-                                                  const Bits (&key)[kItems], const Value (&value)[kItems],
-                                                  const TilePosition& tile_position) {
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const std::uint32_t p = tile_position(i);
-    if (p < task.length) {
-      data.keys[task.begin + p] = data.codec.decode(key[i]);
-      if constexpr (kHasValues<Value>) data.values[task.begin + p] = value[i];
-    }
-  }
-}
-
 /// block::BlockSort path.
 template <class Shape, class Bits, class Value>
 __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Value>& data, const Task& task,
@@ -116,7 +98,14 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
     }
   }
   __syncthreads();  // in place: all reads of the segment precede the writes
-  store_sorted_tile(data, task, key, value, tile_position);
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = tile_position(i);
+    if (p < task.length) {
+      data.keys[task.begin + p] = data.codec.decode(key[i]);
+      if constexpr (kHasValues<Value>) data.values[task.begin + p] = value[i];
+    }
+  }
 }
 
 /// cub::BlockRadixSort / cub::BlockMergeSort path.
@@ -172,7 +161,14 @@ __device__ __forceinline__ void block_sort_task_cub(const SortData<Bits, Value>&
       if (tile_position(i) < task.length) value[i] = src_values[position[i]];
   }
   __syncthreads();  // in place: all reads of the segment precede the writes
-  store_sorted_tile(data, task, key, value, tile_position);
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = tile_position(i);
+    if (p < task.length) {
+      data.keys[task.begin + p] = data.codec.decode(key[i]);
+      if constexpr (kHasValues<Value>) data.values[task.begin + p] = value[i];
+    }
+  }
 }
 
 /// Sorts one task of at most Shape::kTileItems keys with the whole block and
