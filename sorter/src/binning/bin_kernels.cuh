@@ -40,8 +40,6 @@ struct BinPolicy {
   // spills; shared memory allows 4 with b32 values, 3 with b64). On the H200,
   // 4 blocks made the scatters ~15% faster than 3 (tiles16-4M).
   static constexpr int kScatterMinBlocks = 4;
-  // Predecessor chunks one scatter thread reads per look-back round trip.
-  static constexpr int kLookbackWindow = 8;
   // Upsweep: persistent, grid-stride over chunks.
   static constexpr int kUpsweepThreads = 512;
   // Tile histogram in shared memory up to this many bytes (and up to the
@@ -395,28 +393,13 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
         store_lookback(mine, kLookbackInclusive | digit_total);
       } else {
         store_lookback(mine, kLookbackAggregate | digit_total);
-        // Windowed: one round trip reads Policy::kLookbackWindow predecessors;
-        // the walk resumes at the first one not published yet.
-        constexpr int kWindow = Policy::kLookbackWindow;
-        std::uint32_t next = chunk;  // the chunks below `next` are still to be added
-        bool done = false;
-        while (!done) {
-          std::uint64_t words[kWindow];
-#pragma unroll
-          for (int k = 0; k < kWindow; ++k)
-            words[k] = std::uint32_t(k) < next ? load_lookback(p.lookback + std::size_t(next - 1 - k) * kDigits + d)
-                                               : kLookbackInclusive;
-#pragma unroll
-          for (int k = 0; k < kWindow; ++k) {
-            if (done) break;
-            if (words[k] == 0) {  // not published: read again from here
-              next -= std::uint32_t(k);
-              break;
-            }
-            before += std::uint32_t(words[k] & kLookbackCountMask);
-            if ((words[k] & ~kLookbackCountMask) == kLookbackInclusive) done = true;
-            if (k == kWindow - 1) next -= std::uint32_t(kWindow);
-          }
+        for (std::uint32_t c = chunk - 1;; --c) {
+          std::uint64_t word;
+          do {
+            word = load_lookback(p.lookback + std::size_t(c) * kDigits + d);
+          } while (word == 0);
+          before += std::uint32_t(word & kLookbackCountMask);
+          if ((word & ~kLookbackCountMask) == kLookbackInclusive) break;
         }
         store_lookback(mine, kLookbackInclusive | (before + digit_total));
       }
