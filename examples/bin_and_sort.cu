@@ -24,23 +24,7 @@
 #include "tilesort/binning.hpp"
 #include "tilesort/emit.cuh"
 
-#define CHECK_CUDA(call)                                                                            \
-  do {                                                                                              \
-    cudaError_t err_ = (call);                                                                      \
-    if (err_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                                 \
-    }                                                                                               \
-  } while (0)
-
-#define CHECK_TILESORT(call)                                                 \
-  do {                                                                       \
-    tilesort::Status st_ = (call);                                           \
-    if (!st_.ok()) {                                                         \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, st_.what()); \
-      std::exit(1);                                                          \
-    }                                                                        \
-  } while (0)
+#include "check.hpp"
 
 constexpr int kWidth = 1920, kHeight = 1080, kTilePixels = 16;
 constexpr int kTilesX = (kWidth + kTilePixels - 1) / kTilePixels;

@@ -15,23 +15,7 @@
 
 #include "tilesort/tilesort.hpp"
 
-#define CHECK_CUDA(call)                                                                       \
-  do {                                                                                         \
-    cudaError_t err_ = (call);                                                                 \
-    if (err_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                            \
-    }                                                                                          \
-  } while (0)
-
-#define CHECK_TILESORT(call)                                            \
-  do {                                                                  \
-    tilesort::Status st_ = (call);                                      \
-    if (!st_.ok()) {                                                    \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, st_.what()); \
-      std::exit(1);                                                     \
-    }                                                                   \
-  } while (0)
+#include "check.hpp"
 
 int main(int argc, char** argv) {
   const std::uint32_t num_segments = argc > 1 ? std::uint32_t(std::atoi(argv[1])) : 10000;
