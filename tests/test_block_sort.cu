@@ -82,6 +82,30 @@ __global__ void __launch_bounds__(T) block_sort_kernel(const K* in_keys, const H
   }
 }
 
+/// SortPositionsNarrow: one tile per block of 16-bit keys; writes the sorted
+/// keys and, per rank, the input position.
+template <int T, int I, bool STRIPED, BlockSortStrategy S>
+__global__ void __launch_bounds__(T) narrow_positions_kernel(const std::uint32_t* in_keys, std::uint32_t* out_keys,
+                                                             std::uint32_t* out_positions, const int* valid) {
+  using Sort = tilesort::block::BlockSort<std::uint32_t, KeysOnly, T, I, S>;
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  auto& temp = *reinterpret_cast<typename Sort::TempStorage*>(shared_raw);
+  const std::size_t tile = std::size_t(blockIdx.x) * Sort::kTileItems;
+  const int n = valid[blockIdx.x];
+  std::uint32_t key[I], position[I];
+#pragma unroll
+  for (int r = 0; r < I; ++r) key[r] = in_keys[tile + threadIdx.x * I + r];
+  Sort(temp).template SortPositionsNarrow<STRIPED>(key, n, position);
+#pragma unroll
+  for (int r = 0; r < I; ++r) {
+    const int rank = STRIPED ? r * T + int(threadIdx.x) : int(threadIdx.x) * I + r;
+    if (rank < n) {
+      out_keys[tile + rank] = key[r];
+      out_positions[tile + rank] = position[r];
+    }
+  }
+}
+
 /// One tile per block holding two sorted runs [0, a) and [a, a + b).
 template <class K, class V, int T, int I>
 __global__ void __launch_bounds__(T) block_merge_kernel(const K* in_keys, const HostValue<V>* in_values, K* out_keys,
@@ -240,6 +264,49 @@ void check_block_sort(const std::vector<int>& valid, Order order, Dist dist, Rng
   what << "BlockSort<" << T << "x" << I << (S == BlockSortStrategy::bitonic ? ", bitonic" : ", warp runs + merge")
        << (STRIPED ? ", striped> " : "> ") << case_name(key_type_of<K>(), kWithValues<V>, sizeof(HostValue<V>), order, dist);
   expect_ranges_equal(want, got, ranges, what.str());
+}
+
+/// SortPositionsNarrow against std::stable_sort of the valid prefix: keys
+/// below 2^key_bits (so duplicates abound for small key_bits, and 16 bits
+/// reach the word's top), positions exact.
+template <int T, int I, bool STRIPED = false, BlockSortStrategy S = kDefaultStrategy<T, I>>
+void check_narrow_positions(const std::vector<int>& valid, int key_bits, Rng& rng) {
+  constexpr int kTile = T * I;
+  const std::size_t slots = valid.size() * kTile;
+  std::vector<std::uint32_t> keys(slots);
+  for (auto& k : keys) k = std::uint32_t(rng()) & ((1u << key_bits) - 1u);
+  DeviceBuffer d_keys, d_out_keys, d_positions, d_valid;
+  ASSERT_NO_FATAL_FAILURE(upload(d_keys, keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_out_keys, keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_positions, keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_valid, valid));
+  const auto kernel = narrow_positions_kernel<T, I, STRIPED, S>;
+  constexpr int kSmem = int(sizeof(typename tilesort::block::BlockSort<std::uint32_t, KeysOnly, T, I, S>::TempStorage));
+  TS_CUDA_ASSERT(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  kernel<<<unsigned(valid.size()), T, kSmem>>>(d_keys.as<std::uint32_t>(), d_out_keys.as<std::uint32_t>(),
+                                               d_positions.as<std::uint32_t>(), d_valid.as<int>());
+  TS_CUDA_ASSERT(cudaGetLastError());
+  TS_CUDA_ASSERT(cudaDeviceSynchronize());
+  std::vector<std::uint32_t> got_keys(slots), got_positions(slots);
+  ASSERT_NO_FATAL_FAILURE(download(got_keys, d_out_keys));
+  ASSERT_NO_FATAL_FAILURE(download(got_positions, d_positions));
+  for (std::size_t b = 0; b < valid.size(); ++b) {
+    std::vector<std::uint32_t> order(static_cast<std::size_t>(valid[b]));
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = std::uint32_t(i);
+    const std::uint32_t* tile_keys = keys.data() + b * kTile;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t x, std::uint32_t y) { return tile_keys[x] < tile_keys[y]; });
+    for (std::size_t rank = 0; rank < order.size(); ++rank) {
+      const std::size_t at = b * kTile + rank;
+      if (got_positions[at] != order[rank] || got_keys[at] != tile_keys[order[rank]]) {
+        ADD_FAILURE() << "SortPositionsNarrow<" << T << "x" << I << (STRIPED ? ", striped" : "") << "> "
+                      << key_bits << "-bit keys, tile " << b << " (valid " << valid[b] << "), rank " << rank
+                      << ": position " << got_positions[at] << " want " << order[rank] << ", key " << got_keys[at]
+                      << " want " << tile_keys[order[rank]] << "; " << tstest::seed_message();
+        return;
+      }
+    }
+  }
 }
 
 /// Valid counts: every count 0..tile when `all`, else a sample with the edges.
@@ -467,6 +534,22 @@ TEST(WarpSort, GroupsAndTypes) {
   }
 }
 
+// (16-bit key, 16-bit position) words: both strategies, both arrangements,
+// duplicate-heavy and full-width keys, up to the 16384-item library shape.
+TEST(BlockSort, NarrowWords) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  constexpr auto kBitonic = BlockSortStrategy::bitonic;
+  constexpr auto kMerge = BlockSortStrategy::warp_runs_merge;
+  for (int key_bits : {1, 4, 16}) {
+    SCOPED_TRACE(::testing::Message() << key_bits << "-bit keys");
+    ASSERT_NO_FATAL_FAILURE((check_narrow_positions<64, 4, true>(valid_counts(256, true, rng), key_bits, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_narrow_positions<128, 8, false, kBitonic>(valid_counts(1024, false, rng), key_bits, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_narrow_positions<256, 16, true>(valid_counts(4096, false, rng), key_bits, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_narrow_positions<1024, 16, true, kMerge>(valid_counts(16384, false, rng, 6), key_bits, rng)));
+  }
+}
+
 // Small subset for compute-sanitizer racecheck / synccheck / memcheck.
 TEST(BlockSanitizer, BlockSortPartialTiles) {
   REQUIRE_CUDA_DEVICE();
@@ -478,6 +561,12 @@ TEST(BlockSanitizer, BlockSortPartialTiles) {
   // Warp runs + merge (the default from 2048 items on), blocked and striped.
   check_block_sort<std::uint32_t, std::uint32_t, 256, 16, true>({0, 3, 2500, 4096}, Order::ascending, Dist::few_unique, rng);
   check_block_sort<std::uint64_t, std::uint32_t, 256, 8>({1, 1500, 2048}, Order::descending, Dist::uniform, rng);
+}
+TEST(BlockSanitizer, NarrowWords) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  ASSERT_NO_FATAL_FAILURE((check_narrow_positions<256, 16, true>({0, 1, 3000, 4096}, 16, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_narrow_positions<128, 4, false>({0, 100, 512}, 3, rng)));
 }
 TEST(BlockSanitizer, BlockMerge) {
   REQUIRE_CUDA_DEVICE();

@@ -31,10 +31,13 @@ cudaError_t launch_block_classes(const LaunchContext& ctx, const SortData<Bits, 
   if constexpr (B == kNumBlockClasses) {
     return cudaSuccess;
   } else {
-    constexpr BlockClassLimits limits = block_class_limits<Policy>();
-    const cudaError_t err = launch_block_class<BlockShapeOf<Policy, B>, kClassBlock0 + B>(
-        ctx, data, block_class_min(limits.max_length, B));
-    if (err != cudaSuccess) return err;
+    using Shape = BlockShapeOf<Policy, B>;
+    if constexpr (block_algorithm_for<Shape, Bits, Value>() != BlockAlgorithm::none) {
+      constexpr BlockClassLimits limits = block_class_limits<Policy>(int(sizeof(Bits)), kHasValues<Value>);
+      const cudaError_t err =
+          launch_block_class<Shape, kClassBlock0 + B>(ctx, data, block_class_min(limits.max_length, B));
+      if (err != cudaSuccess) return err;
+    }
     return launch_block_classes<Policy, B + 1>(ctx, data);
   }
 }
@@ -69,7 +72,7 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
     if ((err = persistent_grid(reinterpret_cast<const void*>(scatter), Policy::Msd::kThreads, sizeof(Large), &scatter_blocks))) return err;
     for (int round = 0; round < ctx.num_msd_rounds; ++round) {
       const RoundLists rl = round_lists(lists, round);
-      const BlockClassLimits limits = block_class_limits<Policy>();
+      const BlockClassLimits limits = block_class_limits<Policy>(int(sizeof(Bits)), kHasValues<Value>);
       err = launch_kernel(histogram, hist_blocks, Policy::Msd::kThreads, 0, ctx.stream, ctx.programmatic, data, lists,
                           rl, ctx.num_msd_rounds, limits);
       if (err != cudaSuccess) return err;

@@ -20,11 +20,14 @@ struct BlockShape {
 };
 
 /// How a one-block shape sorts: block::BlockSort (the public device API:
-/// bitonic network below 2048 items, warp runs + merges from 2048 on;
+/// bitonic network below 1024 items, warp runs + merges from 1024 on;
 /// independent of the bits),
 /// cub::BlockRadixSort with RADIX_BITS-bit digits (cost grows with the
 /// compared bits), or cub::BlockMergeSort (independent of the bits).
-enum class BlockAlgorithm { bitonic, radix, merge };
+/// `none` (only as a fallback) leaves the shape to 32-bit keys with values:
+/// for the other types the class is empty and its ranges go to the next
+/// larger path.
+enum class BlockAlgorithm { bitonic, radix, merge, none };
 
 /// A one-block shape: ALGORITHM for 32-bit keys with values, FALLBACK for
 /// keys-only sorts and 64-bit keys. BlockSort's (key, position) words cost
@@ -52,12 +55,17 @@ struct Sm90Policy {
   // merges, its default strategy there). Ascending sizes; a segment goes to
   // the first shape that holds it, so a short segment never pays for a much
   // larger tile.
+  // The 8193..16384 shape needs 1024 threads x 16 items: BlockSort's words
+  // (8.25 bytes per item) fit in 227 KB, cub's radix exchange for 64-bit keys
+  // would spill at 64 registers per thread, so other types take the MSD path
+  // from 8193 keys as before.
   using BlockShapes =
       std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge>,        // 129..256
                  BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 4>,    // 257..1024
                  BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 5>,    // 1025..2048
                  BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 5>,   // 2049..4096
-                 BlockSortShape<512, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, 5>>;    // 4097..8192
+                 BlockSortShape<512, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, 5>,     // 4097..8192
+                 BlockSortShape<1024, 16, BlockAlgorithm::bitonic, BlockAlgorithm::none>>;      // 8193..16384
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;
@@ -68,12 +76,13 @@ struct Sm90Policy {
 };
 
 /// Turing (sm_75): 64 KB of shared memory per block caps the one-block sort
-/// at 4096 keys; the last shape repeats the one before and so never
-/// receives a segment.
+/// at 4096 keys; the last shapes repeat the one before and so never
+/// receive a segment.
 struct Sm75Policy : Sm90Policy {
   using BlockShapes = std::tuple<std::tuple_element_t<0, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<1, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<2, Sm90Policy::BlockShapes>,
+                                 std::tuple_element_t<3, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<3, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<3, Sm90Policy::BlockShapes>>;
 };
@@ -85,14 +94,43 @@ static_assert(std::tuple_size_v<Sm75Policy::BlockShapes> == kNumBlockClasses, "o
 template <class Policy, int B>
 using BlockShapeOf = std::tuple_element_t<B, typename Policy::BlockShapes>;
 
-/// Longest range each block shape of a policy sorts, in class order.
+/// The algorithm a block shape uses for keys of KEY_BYTES, with or without values.
+template <class Shape>
+constexpr BlockAlgorithm block_algorithm_for(int key_bytes, bool has_values) {
+  return key_bytes == 4 && has_values ? Shape::kAlgorithm : Shape::kFallbackAlgorithm;
+}
+
+/// Longest range each block shape of a policy sorts for these types, in class
+/// order. A shape without an algorithm for them keeps the limit of the class
+/// before it, so it receives no range.
 template <class Policy, std::size_t... B>
-constexpr BlockClassLimits block_class_limits_impl(std::index_sequence<B...>) {
-  return BlockClassLimits{{std::uint32_t(BlockShapeOf<Policy, int(B)>::kTileItems)...}};
+constexpr BlockClassLimits block_class_limits_impl(int key_bytes, bool has_values, std::index_sequence<B...>) {
+  BlockClassLimits limits{};
+  std::uint32_t longest = kWarpSortMax;
+  ((limits.max_length[B] = longest =
+        block_algorithm_for<BlockShapeOf<Policy, int(B)>>(key_bytes, has_values) == BlockAlgorithm::none
+            ? longest
+            : std::uint32_t(BlockShapeOf<Policy, int(B)>::kTileItems)),
+   ...);
+  return limits;
 }
 template <class Policy>
-constexpr BlockClassLimits block_class_limits() {
-  return block_class_limits_impl<Policy>(std::make_index_sequence<std::tuple_size_v<typename Policy::BlockShapes>>());
+constexpr BlockClassLimits block_class_limits(int key_bytes, bool has_values) {
+  return block_class_limits_impl<Policy>(key_bytes, has_values,
+                                         std::make_index_sequence<std::tuple_size_v<typename Policy::BlockShapes>>());
+}
+
+/// The longest range one block of this policy sorts for every type: what
+/// bounds the number of ranges the MSD path can create.
+template <class Policy>
+constexpr std::uint32_t one_block_max_all_types() {
+  std::uint32_t shortest = UINT32_MAX;
+  for (int key_bytes : {4, 8})
+    for (bool has_values : {false, true}) {
+      const std::uint32_t m = block_class_limits<Policy>(key_bytes, has_values).max_length[kNumBlockClasses - 1];
+      shortest = m < shortest ? m : shortest;
+    }
+  return shortest;
 }
 
 }  // namespace detail

@@ -43,10 +43,10 @@ constexpr std::size_t kAlign = 256;
 // The smallest one-block capacity among compiled policies bounds how many
 // buckets the MSD path can create, so one workspace fits every policy.
 #ifdef TILESORT_WITH_SM75_POLICY
-constexpr std::uint32_t kMinBlockBig = std::min<std::uint32_t>(block_class_limits<Sm90Policy>().max_length[kNumBlockClasses - 1],
-                                                               block_class_limits<Sm75Policy>().max_length[kNumBlockClasses - 1]);
+constexpr std::uint32_t kMinBlockBig =
+    std::min<std::uint32_t>(one_block_max_all_types<Sm90Policy>(), one_block_max_all_types<Sm75Policy>());
 #else
-constexpr std::uint32_t kMinBlockBig = block_class_limits<Sm90Policy>().max_length[kNumBlockClasses - 1];
+constexpr std::uint32_t kMinBlockBig = one_block_max_all_types<Sm90Policy>();
 #endif
 constexpr std::uint32_t kMsdChunk = Sm90Policy::Msd::kTileItems;
 static_assert(Sm90Policy::kMaxMsdRounds <= kMaxMsdRoundsAny, "work lists hold kMaxMsdRoundsAny rounds");
@@ -93,8 +93,9 @@ Layout make_layout(const SortPlan& plan) {
     // hold no more children than items / its shortest length.
     const std::uint64_t per_round = std::min<std::uint64_t>(plan.max_items, std::uint64_t(l.max_buckets) * 256);
     // The shortest range of a list: 1 for the warp list (a single key still
-    // has to come home from scratch), else one past the previous class.
-    constexpr BlockClassLimits limits = block_class_limits<Sm90Policy>();
+    // has to come home from scratch), else one past the previous class (for
+    // the types with the most classes; the others leave some lists empty).
+    constexpr BlockClassLimits limits = block_class_limits<Sm90Policy>(4, true);
     for (int k = 0; k < kNumChildLists; ++k) {
       const std::uint64_t shortest = k == 0 ? 1 : block_class_min(limits.max_length, k - 1);
       l.max_children[k] = std::uint32_t(kMaxMsdRoundsAny * std::min(per_round, plan.max_items / shortest + 1));
@@ -171,17 +172,37 @@ cudaError_t launch_for_policy(const SortPlan& plan, const LaunchContext& ctx) {
 }
 
 template <class Policy>
-void fill_policy_bounds(CountSource& src) {
-  constexpr BlockClassLimits limits = block_class_limits<Policy>();
+void fill_policy_bounds(CountSource& src, const SortPlan& plan) {
+  const BlockClassLimits limits =
+      block_class_limits<Policy>(int(size_of(plan.key_type)), plan.value_type != ValueType::none);
   for (int b = 0; b < kNumBlockClasses; ++b) src.block_class_max[b] = limits.max_length[b];
 }
 
-/// Shared memory the policy's largest block needs for the widest types.
+/// Shared memory of block shape B for these types (0 where it has no algorithm).
+template <class Shape, class Bits, class Value>
+constexpr std::size_t block_storage() {
+  if constexpr (block_algorithm_for<Shape, Bits, Value>() == BlockAlgorithm::none) return 0;
+  else return sizeof(typename BlockSorter<Shape, Bits, Value>::TempStorage);
+}
+
+/// Shared memory the policy's largest block needs, over every shape and type.
+template <class Policy, class Bits, class Value, std::size_t... B>
+constexpr std::size_t largest_block_storage_of(std::index_sequence<B...>) {
+  std::size_t largest = 0;
+  ((largest = std::max(largest, block_storage<BlockShapeOf<Policy, int(B)>, Bits, Value>())), ...);
+  return largest;
+}
 template <class Policy>
-std::size_t largest_block_storage() {
-  using Widest =
-      typename BlockSorter<BlockShapeOf<Policy, kNumBlockClasses - 1>, std::uint64_t, std::uint64_t>::TempStorage;
-  return sizeof(Widest);
+constexpr std::size_t largest_block_storage() {
+  constexpr auto classes = std::make_index_sequence<kNumBlockClasses>();
+  using U32 = std::uint32_t;
+  using U64 = std::uint64_t;
+  return std::max({largest_block_storage_of<Policy, U32, NoValue>(classes),
+                   largest_block_storage_of<Policy, U32, U32>(classes),
+                   largest_block_storage_of<Policy, U32, U64>(classes),
+                   largest_block_storage_of<Policy, U64, NoValue>(classes),
+                   largest_block_storage_of<Policy, U64, U32>(classes),
+                   largest_block_storage_of<Policy, U64, U64>(classes)});
 }
 
 }  // namespace
@@ -342,9 +363,9 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   if ((err = cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device)))
     return Status::from_cuda(err, "querying the compute capability");
   ctx.programmatic = cc_major >= 9;
-  if (policy == PolicyKind::sm90) fill_policy_bounds<Sm90Policy>(src);
+  if (policy == PolicyKind::sm90) fill_policy_bounds<Sm90Policy>(src, plan);
 #ifdef TILESORT_WITH_SM75_POLICY
-  else fill_policy_bounds<Sm75Policy>(src);
+  else fill_policy_bounds<Sm75Policy>(src, plan);
 #endif
   const std::uint32_t one_block_max = src.block_class_max[kNumBlockClasses - 1];
   const int digits = (end_bit - args.begin_bit + kDigitBits - 1) / kDigitBits;

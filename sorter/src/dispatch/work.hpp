@@ -19,11 +19,12 @@ enum SizeClass : int {
   kClassWarp32,     // 17..32: 8 lanes x 4
   kClassWarp64,     // 33..64: 16 lanes x 4
   kClassWarp128,    // 65..128: a warp x 4
-  kClassBlock0,     // one block per segment; the four block shapes and
-  kClassBlock1,     //   their size limits come from the policy
+  kClassBlock0,     // one block per segment; the block shapes and their
+  kClassBlock1,     //   size limits come from the policy
   kClassBlock2,
   kClassBlock3,
   kClassBlock4,
+  kClassBlock5,
   kClassLarge,      // MSD rounds across blocks
   kNumClasses,
   kNumWarpClasses = kClassBlock0,

@@ -30,13 +30,14 @@ namespace detail {
 /// The algorithm a block shape uses for these key and value types.
 template <class Shape, class Bits, class Value>
 constexpr BlockAlgorithm block_algorithm_for() {
-  return sizeof(Bits) == 4 && kHasValues<Value> ? Shape::kAlgorithm : Shape::kFallbackAlgorithm;
+  return block_algorithm_for<Shape>(int(sizeof(Bits)), kHasValues<Value>);
 }
 
 template <class Shape, class Bits, class Value>
 struct BlockSorter {
   static_assert(Shape::kTileItems <= 65536, "cub positions are 16-bit");
   static constexpr BlockAlgorithm kAlgorithm = block_algorithm_for<Shape, Bits, Value>();
+  static_assert(kAlgorithm != BlockAlgorithm::none, "this shape has no algorithm for these types");
   static constexpr bool kBitonic = kAlgorithm == BlockAlgorithm::bitonic;
   static constexpr bool kRadix = kAlgorithm == BlockAlgorithm::radix;
   using Position = std::conditional_t<kBitonic, std::uint32_t,
@@ -49,9 +50,13 @@ struct BlockSorter {
       std::conditional_t<kRadix,
                          cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax, Position, Shape::kRadixBits>,
                          cub::BlockMergeSort<Bits, Shape::kThreads, Shape::kItemsMax, Position>>>;
+  // The BlockSort path permutes values in shared memory (the sort's storage,
+  // free by then): a coalesced load instead of a gather from global memory.
+  static constexpr bool kStageValues = kBitonic && kHasValues<Value>;
   union TempStorage {
     typename Load::TempStorage load;
     typename Sort::TempStorage sort;
+    Value staged_values[kStageValues ? Shape::kTileItems : 1];
   };
 };
 
@@ -75,35 +80,67 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
 
   // A range with no bits left to compare is already in order (blocked).
   const bool needs_sort = task_high_bit(task) > data.begin_bit;
+  // At most 16 bits to compare (quantised depths, or the last bits under an
+  // MSD split): (key, position) fits one 32-bit word, half the data to move.
+  // Bits above the task's high bit are equal within it, so they can go. Not
+  // in the 1024-thread shape: a second network there spills (64 registers).
+  constexpr bool kNarrowCapable =
+      sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems && Shape::kThreads < 1024;
+  bool narrow = false;
   std::uint32_t position[kItems];
-  if (needs_sort) {
-    typename Sorter::Sort(storage.sort).template SortPositions<true>(key, int(task.length), position);
-  } else {
+  if constexpr (kNarrowCapable) {
+    narrow = needs_sort && task_high_bit(task) - data.begin_bit <= 16;
+    if (narrow) {
+      // In place: the keys are gathered again below.
+      const int width = task_high_bit(task) - data.begin_bit;
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) position[i] = std::uint32_t(t * kItems + i);
+      for (int i = 0; i < kItems; ++i) key[i] = (key[i] >> data.begin_bit) & ((1u << width) - 1u);
+      typename Sorter::Sort(storage.sort).template SortPositionsNarrow<true>(key, int(task.length), position);
+    }
+  }
+  if (!narrow) {
+    if (needs_sort) {
+      typename Sorter::Sort(storage.sort).template SortPositions<true>(key, int(task.length), position);
+    } else {
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) position[i] = std::uint32_t(t * kItems + i);
+    }
   }
   const auto tile_position = [&](int i) {
     return needs_sort ? std::uint32_t(i * Shape::kThreads + t) : std::uint32_t(t * kItems + i);
   };
-  // Keys come out masked to the compared bits; unless that is all of them,
-  // gather the originals like the values.
-  const bool gather_keys = data.compare_mask != kAllOnes<Bits> || !needs_sort;
+  // Keys come out masked (or narrowed) to the compared bits; unless that is
+  // all of them, gather the originals like the values.
+  const bool gather_keys = (kNarrowCapable && narrow) || data.compare_mask != kAllOnes<Bits> || !needs_sort;
 
-  Value value[kItems];
+  // Keys that need no gather were all read before the sort's barriers: store
+  // them now, so that only the positions stay live from here on.
+  if (!gather_keys) {
 #pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    if (tile_position(i) < task.length) {
-      if (gather_keys) key[i] = data.codec.encode(src_keys[position[i]]);
-      if constexpr (kHasValues<Value>) value[i] = data.value_source(task)[task.begin + position[i]];
+    for (int i = 0; i < kItems; ++i)
+      if (tile_position(i) < task.length) data.keys[task.begin + tile_position(i)] = data.codec.decode(key[i]);
+  }
+  if constexpr (Sorter::kStageValues) {
+    __syncthreads();  // every thread is done with the sort's words: the storage becomes the value stage
+    const Value* src_values = data.value_source(task) + task.begin;
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const std::uint32_t p = std::uint32_t(i * Shape::kThreads + t);
+      if (p < task.length) storage.staged_values[p] = src_values[p];
     }
   }
-  __syncthreads();  // in place: all reads of the segment precede the writes
+  if (gather_keys) {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i)
+      if (tile_position(i) < task.length) key[i] = data.codec.encode(src_keys[position[i]]);
+  }
+  __syncthreads();  // in place: all reads of the segment precede the writes below
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const std::uint32_t p = tile_position(i);
     if (p < task.length) {
-      data.keys[task.begin + p] = data.codec.decode(key[i]);
-      if constexpr (kHasValues<Value>) data.values[task.begin + p] = value[i];
+      if (gather_keys) data.keys[task.begin + p] = data.codec.decode(key[i]);
+      if constexpr (Sorter::kStageValues) data.values[task.begin + p] = storage.staged_values[position[i]];
     }
   }
 }

@@ -52,6 +52,10 @@ __device__ __forceinline__ SortWord<std::uint64_t> shfl_xor_word(const SortWord<
                                  __shfl_xor_sync(0xffffffffu, w.pos, mask)};
 }
 
+__device__ __forceinline__ NarrowSortWord shfl_xor_word(const NarrowSortWord& w, int mask) {
+  return NarrowSortWord{__shfl_xor_sync(0xffffffffu, w.bits, mask)};
+}
+
 template <int PLANES, int STRIDE, class Word>
 __device__ __forceinline__ void store_word(std::uint32_t* planes, int index, const Word& w) {
   const int a = padded_index(index);
@@ -320,9 +324,11 @@ class BlockSort {
   static_assert(!kHasValues || sizeof(Value) == 4 || sizeof(Value) == 8, "values: 4 or 8 bytes");
 
  private:
-  using Network = std::conditional_t<STRATEGY == BlockSortStrategy::bitonic,
-                                     detail::BitonicNetwork<BLOCK_THREADS, ITEMS_PER_THREAD, Word>,
-                                     detail::WarpRunMergeNetwork<BLOCK_THREADS, ITEMS_PER_THREAD, Word>>;
+  template <class W>
+  using NetworkFor = std::conditional_t<STRATEGY == BlockSortStrategy::bitonic,
+                                        detail::BitonicNetwork<BLOCK_THREADS, ITEMS_PER_THREAD, W>,
+                                        detail::WarpRunMergeNetwork<BLOCK_THREADS, ITEMS_PER_THREAD, W>>;
+  using Network = NetworkFor<Word>;
   static constexpr int kStride = Network::kStride;
   static constexpr int kValuePlanes = kHasValues ? int(sizeof(Value) / 4) : 0;
   static_assert(kValuePlanes <= Word::kPlanes, "values fit in the word planes");
@@ -396,6 +402,32 @@ class BlockSort {
     }
   }
 
+  /// SortPositions for keys of at most 16 bits (`key16[r] < 65536`: a
+  /// quantised depth, or the compared bits of a key shifted down). The words
+  /// are NarrowSortWord, so the sort moves half the data. Same result and
+  /// synchronisation as SortPositions; `key16` comes back sorted. Needs
+  /// kTileItems <= 65536.
+  template <bool STRIPED = false>
+  __device__ __forceinline__ void SortPositionsNarrow(std::uint32_t (&key16)[ITEMS_PER_THREAD], int valid_items,
+                                                      std::uint32_t (&position)[ITEMS_PER_THREAD]) {
+    static_assert(kTileItems <= NarrowSortWord::kMaxItems, "narrow words hold 16-bit positions");
+    using Narrow = NetworkFor<NarrowSortWord>;
+    const int t = int(threadIdx.x);
+    NarrowSortWord w[ITEMS_PER_THREAD];
+#pragma unroll
+    for (int r = 0; r < ITEMS_PER_THREAD; ++r) {
+      const int p = t * ITEMS_PER_THREAD + r;
+      w[r] = p < valid_items ? NarrowSortWord::make(key16[r], std::uint32_t(p)) : NarrowSortWord::padding();
+    }
+    Narrow::sort(w, storage_.planes, t);
+    if constexpr (STRIPED) to_striped_words<Narrow::kStride>(w, t);
+#pragma unroll
+    for (int r = 0; r < ITEMS_PER_THREAD; ++r) {
+      key16[r] = w[r].key();
+      position[r] = w[r].position();
+    }
+  }
+
  private:
   template <bool STRIPED = false>
   __device__ __forceinline__ void sort_keys(Key (&keys)[ITEMS_PER_THREAD], int valid_items, Order order,
@@ -417,15 +449,18 @@ class BlockSort {
   // Blocked -> striped through shared memory. Blocked writes and striped
   // reads (consecutive lanes, consecutive indices) are both conflict free.
   // This thread last read only its own blocked slots, so no barrier first.
-  __device__ __forceinline__ void to_striped(Word (&w)[ITEMS_PER_THREAD], int t) {
+  __device__ __forceinline__ void to_striped(Word (&w)[ITEMS_PER_THREAD], int t) { to_striped_words<kStride>(w, t); }
+
+  template <int STRIDE, class W>
+  __device__ __forceinline__ void to_striped_words(W (&w)[ITEMS_PER_THREAD], int t) {
     if constexpr (BLOCK_THREADS * ITEMS_PER_THREAD > 1) {
 #pragma unroll
       for (int r = 0; r < ITEMS_PER_THREAD; ++r)
-        detail::store_word<Word::kPlanes, kStride>(storage_.planes, t * ITEMS_PER_THREAD + r, w[r]);
+        detail::store_word<W::kPlanes, STRIDE>(storage_.planes, t * ITEMS_PER_THREAD + r, w[r]);
       __syncthreads();
 #pragma unroll
       for (int r = 0; r < ITEMS_PER_THREAD; ++r)
-        w[r] = detail::load_word<Word::kPlanes, kStride, Word>(storage_.planes, r * BLOCK_THREADS + t);
+        w[r] = detail::load_word<W::kPlanes, STRIDE, W>(storage_.planes, r * BLOCK_THREADS + t);
     }
   }
 

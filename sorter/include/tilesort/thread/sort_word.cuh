@@ -93,6 +93,30 @@ template <> struct SortWord<std::uint64_t> {
   }
 };
 
+/// A key of at most 16 bits and a position below 65536 packed into one
+/// 32-bit word (key << 16 | position): half the registers, shuffles and
+/// shared-memory traffic of SortWord<std::uint32_t>. For sorts whose compared
+/// bit range is that narrow (e.g. quantised depths) in tiles of at most
+/// 65536 items.
+struct NarrowSortWord {
+  std::uint32_t bits;
+  static constexpr int kPlanes = 1;
+  static constexpr int kMaxItems = 1 << 16;
+  static TILESORT_HD NarrowSortWord make(std::uint32_t key16, std::uint32_t position) {
+    return NarrowSortWord{(key16 << 16) | position};
+  }
+  /// Not smaller than any real word; equal only to (0xFFFF, 65535), which can
+  /// be a real item only in a full tile, where there is no padding.
+  static TILESORT_HD NarrowSortWord padding() { return NarrowSortWord{~std::uint32_t(0)}; }
+  TILESORT_HD std::uint32_t key() const { return bits >> 16; }
+  TILESORT_HD std::uint32_t position() const { return bits & 0xFFFFu; }
+  TILESORT_HD std::uint32_t plane(int) const { return bits; }
+  static TILESORT_HD NarrowSortWord from_planes(const std::uint32_t (&planes)[kPlanes]) {
+    return NarrowSortWord{planes[0]};
+  }
+  friend TILESORT_HD bool operator<(const NarrowSortWord& a, const NarrowSortWord& b) { return a.bits < b.bits; }
+};
+
 namespace thread {
 
 /// Orders a pair: afterwards `lo` precedes `hi` when `ascending`, else the reverse.
