@@ -1,0 +1,261 @@
+#include "demo_core.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <sstream>
+
+#include "tilesort/emit.cuh"  // tilesort::depth_key (host-callable)
+
+namespace tilesort {
+namespace demo {
+
+TileRect footprint(float x, float y, float r, std::uint32_t tile_size, std::uint32_t tiles_x, std::uint32_t tiles_y) {
+  TileRect rect;
+  // volatile stops the host compiler from contracting / reordering, matching
+  // the shader's `precise`.
+  volatile float inv = 1.0f / float(tile_size);
+  volatile float lo_x = x - r, lo_y = y - r, hi_x = x + r, hi_y = y + r;
+  const float fx0 = std::floor(lo_x * inv), fy0 = std::floor(lo_y * inv);
+  const float fx1 = std::floor(hi_x * inv), fy1 = std::floor(hi_y * inv);
+  if (fx1 < 0.0f || fy1 < 0.0f || fx0 >= float(tiles_x) || fy0 >= float(tiles_y)) return rect;
+  rect.x0 = std::uint32_t(std::max(fx0, 0.0f));
+  rect.y0 = std::uint32_t(std::max(fy0, 0.0f));
+  rect.x1 = std::uint32_t(std::min(fx1, float(tiles_x - 1)));
+  rect.y1 = std::uint32_t(std::min(fy1, float(tiles_y - 1)));
+  return rect;
+}
+
+TileRect splat_rect(const Splat& s) {
+  TileRect rect;
+  if (!s.visible) return rect;
+  rect.x0 = s.rect_lo & 0xFFFFu;
+  rect.y0 = s.rect_lo >> 16;
+  rect.x1 = s.rect_hi & 0xFFFFu;
+  rect.y1 = s.rect_hi >> 16;
+  return rect;
+}
+
+void cpu_bin_and_sort(const RecordView& in, std::uint32_t num_tiles, bool sort_depth, std::uint32_t* out_keys,
+                      std::uint32_t* out_ids, std::uint32_t* out_offsets, std::vector<std::uint32_t>* scratch) {
+  // Histogram, exclusive scan, stable scatter (input order kept per tile).
+  std::fill(out_offsets, out_offsets + num_tiles + 1, 0u);
+  for (std::size_t r = 0; r < in.count; ++r) ++out_offsets[in.tile_ids[r] + 1];
+  for (std::uint32_t t = 0; t < num_tiles; ++t) out_offsets[t + 1] += out_offsets[t];
+  scratch->assign(out_offsets, out_offsets + num_tiles);  // write cursors
+  std::uint32_t* cursor = scratch->data();
+  for (std::size_t r = 0; r < in.count; ++r) {
+    const std::uint32_t slot = cursor[in.tile_ids[r]]++;
+    out_keys[slot] = in.keys[r];
+    out_ids[slot] = in.ids[r];
+  }
+  if (!sort_depth) return;
+  // Per tile: a stable insertion sort of (key, id) pairs; tiles are short
+  // (tens to hundreds of records), where this beats a general sort, and long
+  // tiles go through std::sort on packed (key, position) words.
+  for (std::uint32_t t = 0; t < num_tiles; ++t) {
+    const std::uint32_t b = out_offsets[t], e = out_offsets[t + 1];
+    if (e - b <= 64) {
+      for (std::uint32_t i = b + 1; i < e; ++i) {
+        const std::uint32_t k = out_keys[i], v = out_ids[i];
+        std::uint32_t j = i;
+        for (; j > b && out_keys[j - 1] > k; --j) {
+          out_keys[j] = out_keys[j - 1];
+          out_ids[j] = out_ids[j - 1];
+        }
+        out_keys[j] = k;
+        out_ids[j] = v;
+      }
+    } else {
+      // Key in the high half, position in the low half: a plain sort of the
+      // packed words is then stable by construction.
+      std::vector<std::uint64_t> pairs(e - b);
+      for (std::uint32_t i = b; i < e; ++i) pairs[i - b] = (std::uint64_t(out_keys[i]) << 32) | (i - b);
+      std::sort(pairs.begin(), pairs.end());
+      std::vector<std::uint32_t> ids(out_ids + b, out_ids + e);
+      for (std::uint32_t i = b; i < e; ++i) {
+        out_keys[i] = std::uint32_t(pairs[i - b] >> 32);
+        out_ids[i] = ids[std::uint32_t(pairs[i - b])];
+      }
+    }
+  }
+}
+
+SortedRecords reference_sort(const RecordView& in, std::uint32_t num_tiles, bool sort_depth) {
+  std::vector<std::uint32_t> order(in.count);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    if (in.tile_ids[a] != in.tile_ids[b]) return in.tile_ids[a] < in.tile_ids[b];
+    return sort_depth && in.keys[a] < in.keys[b];
+  });
+  SortedRecords out;
+  out.keys.resize(in.count);
+  out.ids.resize(in.count);
+  out.offsets.assign(std::size_t(num_tiles) + 1, 0u);
+  for (std::size_t i = 0; i < in.count; ++i) {
+    out.keys[i] = in.keys[order[i]];
+    out.ids[i] = in.ids[order[i]];
+  }
+  // offsets[t] = first position whose tile is >= t.
+  std::size_t pos = 0;
+  for (std::uint32_t t = 0; t <= num_tiles; ++t) {
+    while (pos < in.count && in.tile_ids[order[pos]] < t) ++pos;
+    out.offsets[t] = std::uint32_t(pos);
+  }
+  return out;
+}
+
+namespace {
+constexpr std::size_t kMaxErrors = 8;
+void add_error(VerifyResult* r, const std::string& e) {
+  if (r->errors.size() < kMaxErrors) r->errors.push_back(e);
+}
+}  // namespace
+
+std::string VerifyResult::summary() const {
+  std::ostringstream s;
+  s << (ok ? "PASSED" : "FAILED") << ": " << records << " records of " << particles_visible
+    << " visible particles checked against the CPU reference (footprints, depth keys, stable (tile, depth) order, "
+       "tile offsets)";
+  if (dropped) s << "; " << dropped << " records did not fit the capacity";
+  for (const auto& e : errors) s << "\n  - " << e;
+  return s.str();
+}
+
+VerifyResult verify_frame(const FrameReadback& f) {
+  VerifyResult result;
+  const FrameConstants& c = f.constants;
+  const std::uint32_t num_tiles = c.tiles_x * c.tiles_y;
+  const std::size_t n = f.counters.num_records;
+  result.records = n;
+  result.dropped = f.counters.requested - std::min(f.counters.requested, f.counters.num_records);
+  if (f.splats.size() != c.num_particles || f.tile_ids.size() != n || f.keys.size() != n || f.ids.size() != n ||
+      f.sorted_keys.size() != n || f.sorted_ids.size() != n || f.offsets.size() != std::size_t(num_tiles) + 1) {
+    add_error(&result, "read-back sizes do not match the frame's counts");
+    return result;
+  }
+  if (n > c.capacity) add_error(&result, "record count " + std::to_string(n) + " exceeds the capacity");
+
+  // 1. Footprints.
+  std::vector<std::uint64_t> expected(c.num_particles, 0);
+  std::uint64_t requested = 0;
+  for (std::uint32_t i = 0; i < c.num_particles; ++i) {
+    const Splat& s = f.splats[i];
+    const TileRect got = splat_rect(s);
+    const TileRect want = s.visible ? footprint(s.x, s.y, s.radius, c.tile_size, c.tiles_x, c.tiles_y) : TileRect{};
+    if (!(got == want) || (s.visible && want.empty())) {
+      add_error(&result, "particle " + std::to_string(i) + ": shader tile rect [" + std::to_string(got.x0) + "," +
+                             std::to_string(got.y0) + ".." + std::to_string(got.x1) + "," + std::to_string(got.y1) +
+                             "] != CPU footprint [" + std::to_string(want.x0) + "," + std::to_string(want.y0) +
+                             ".." + std::to_string(want.x1) + "," + std::to_string(want.y1) + "]");
+    }
+    expected[i] = got.count();
+    requested += got.count();
+    if (!got.empty()) ++result.particles_visible;
+  }
+  if (requested != f.counters.requested)
+    add_error(&result, "particles asked for " + std::to_string(requested) + " records, the counter says " +
+                           std::to_string(f.counters.requested));
+
+  // 2. Emitted records: tile inside the particle's rect, key = depth_key(depth),
+  //    no duplicate (tile, particle), and every particle complete or absent.
+  std::vector<std::uint64_t> seen(c.num_particles, 0);
+  for (std::size_t r = 0; r < n; ++r) {
+    const std::uint32_t id = f.ids[r];
+    if (id >= c.num_particles) {
+      add_error(&result, "record " + std::to_string(r) + ": particle id " + std::to_string(id) + " out of range");
+      continue;
+    }
+    const Splat& s = f.splats[id];
+    if (!splat_rect(s).contains_tile(f.tile_ids[r], c.tiles_x))
+      add_error(&result, "record " + std::to_string(r) + ": tile " + std::to_string(f.tile_ids[r]) +
+                             " is outside particle " + std::to_string(id) + "'s footprint");
+    if (f.keys[r] != tilesort::depth_key(s.depth))
+      add_error(&result, "record " + std::to_string(r) + ": key " + std::to_string(f.keys[r]) +
+                             " != tilesort::depth_key(" + std::to_string(s.depth) + ")");
+    ++seen[id];
+  }
+  for (std::uint32_t i = 0; i < c.num_particles; ++i) {
+    const bool complete = seen[i] == expected[i];
+    const bool allowed_absent = seen[i] == 0 && result.dropped > 0;
+    if (!complete && !allowed_absent)
+      add_error(&result, "particle " + std::to_string(i) + ": " + std::to_string(seen[i]) + " records, expected " +
+                             std::to_string(expected[i]));
+  }
+  // Duplicates would pass the count check only with a missing tile elsewhere,
+  // which the per-tile counts below catch (offsets are compared exactly).
+
+  // 3. The sort against the reference.
+  if (result.errors.empty()) {
+    const RecordView view{f.tile_ids.data(), f.keys.data(), f.ids.data(), n};
+    const SortedRecords ref = reference_sort(view, num_tiles, f.sort_depth);
+    for (std::uint32_t t = 0; t <= num_tiles; ++t)
+      if (f.offsets[t] != ref.offsets[t]) {
+        add_error(&result, "tile offset " + std::to_string(t) + ": " + std::to_string(f.offsets[t]) +
+                               ", reference " + std::to_string(ref.offsets[t]));
+        break;
+      }
+    for (std::size_t i = 0; i < n; ++i)
+      if (f.sorted_keys[i] != ref.keys[i] || f.sorted_ids[i] != ref.ids[i]) {
+        add_error(&result, "sorted record " + std::to_string(i) + ": (key " + std::to_string(f.sorted_keys[i]) +
+                               ", particle " + std::to_string(f.sorted_ids[i]) + "), reference (key " +
+                               std::to_string(ref.keys[i]) + ", particle " + std::to_string(ref.ids[i]) + ")");
+        if (result.errors.size() >= kMaxErrors) break;
+      }
+  }
+  result.ok = result.errors.empty();
+  return result;
+}
+
+bool write_ppm(const std::string& path, std::uint32_t width, std::uint32_t height, const std::uint8_t* rgba,
+               std::size_t row_pitch_bytes, std::string* error) {
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (!file) {
+    *error = "cannot open " + path + " for writing";
+    return false;
+  }
+  std::fprintf(file, "P6\n%u %u\n255\n", width, height);
+  std::vector<std::uint8_t> row(std::size_t(width) * 3);
+  bool ok = true;
+  for (std::uint32_t y = 0; y < height && ok; ++y) {
+    const std::uint8_t* src = rgba + std::size_t(y) * row_pitch_bytes;
+    for (std::uint32_t x = 0; x < width; ++x)
+      for (int ch = 0; ch < 3; ++ch) row[std::size_t(x) * 3 + ch] = src[std::size_t(x) * 4 + ch];
+    ok = std::fwrite(row.data(), 1, row.size(), file) == row.size();
+  }
+  ok = (std::fclose(file) == 0) && ok;
+  if (!ok) *error = "write to " + path + " failed";
+  return ok;
+}
+
+void orbit_camera(float yaw, float pitch, float distance, FrameConstants* c) {
+  const float cp = std::cos(pitch), sp = std::sin(pitch), cy = std::cos(yaw), sy = std::sin(yaw);
+  const float pos[3] = {distance * cp * sy, distance * sp, distance * cp * cy};
+  const float fwd[3] = {-pos[0] / distance, -pos[1] / distance, -pos[2] / distance};
+  // right = normalize(cross(forward, world up)), up = cross(right, forward)
+  float right[3] = {-fwd[2], 0.0f, fwd[0]};
+  const float rl = std::sqrt(right[0] * right[0] + right[2] * right[2]);
+  right[0] /= rl;
+  right[2] /= rl;
+  const float up[3] = {right[1] * fwd[2] - right[2] * fwd[1], right[2] * fwd[0] - right[0] * fwd[2],
+                       right[0] * fwd[1] - right[1] * fwd[0]};
+  for (int i = 0; i < 3; ++i) {
+    c->cam_pos[i] = pos[i];
+    c->cam_forward[i] = fwd[i];
+    c->cam_right[i] = right[i];
+    c->cam_up[i] = up[i];
+  }
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  const std::size_t mid = v.size() / 2;
+  std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(mid), v.end());
+  double m = v[mid];
+  if (v.size() % 2 == 0) m = 0.5 * (m + *std::max_element(v.begin(), v.begin() + std::ptrdiff_t(mid)));
+  return m;
+}
+
+}  // namespace demo
+}  // namespace tilesort
