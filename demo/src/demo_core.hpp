@@ -72,6 +72,18 @@ inline std::uint32_t tiles_along(std::uint32_t pixels, std::uint32_t tile) { ret
 /// as tile_rect() in demo_common.glsl, so both sides agree bit for bit.
 TileRect footprint(float x, float y, float r, std::uint32_t tile_size, std::uint32_t tiles_x, std::uint32_t tiles_y);
 
+/// Line-for-line transcription of depth_key() in shaders/demo_common.glsl
+/// (GLSL has no access to tilesort's headers). tests/demo checks it equals
+/// tilesort::depth_key for every class of float; the end-to-end check
+/// compares the shader's actual keys with tilesort::depth_key.
+inline std::uint32_t glsl_depth_key(float depth) {
+  std::uint32_t raw;
+  static_assert(sizeof raw == sizeof depth, "32-bit float");
+  __builtin_memcpy(&raw, &depth, sizeof raw);
+  const std::uint32_t twiddled = (raw & 0x80000000u) != 0u ? ~raw : (raw ^ 0x80000000u);
+  return twiddled - 0x007FFFFFu;
+}
+
 /// The rectangle a Splat carries (what the emit shader computed).
 TileRect splat_rect(const Splat& s);
 

@@ -12,6 +12,7 @@ const char* usage() {
          "  --headless            no window (chosen automatically without DISPLAY / WAYLAND_DISPLAY)\n"
          "  --window              require a window\n"
          "  --cpu                 sort on the CPU even when a CUDA device is present\n"
+         "  --gpu                 require the CUDA sort path (exit 4 when unavailable)\n"
          "  --frames N            frames to render (headless default 120; windowed: until closed)\n"
          "  --particles N         particles (default 262144)\n"
          "  --max-particles N     buffer capacity in particles (the UI slider's limit)\n"
@@ -27,7 +28,7 @@ const char* usage() {
          "  --device NAME         use the Vulkan device whose name contains NAME\n"
          "  --quiet               no per-frame lines\n"
          "  --help                this text\n"
-         "exit codes: 0 ok, 1 error, 2 verification failed, 3 no Vulkan device, 64 usage\n";
+         "exit codes: 0 ok, 1 error, 2 verification failed, 3 no Vulkan device, 4 --gpu but no CUDA path, 64 usage\n";
 }
 
 namespace {
@@ -56,6 +57,7 @@ bool parse_options(int argc, char** argv, Options* o, std::string* error) {
     if (a == "--headless") o->headless = true;
     else if (a == "--window") o->window = true;
     else if (a == "--cpu") o->cpu = true;
+    else if (a == "--gpu") o->gpu = true;
     else if (a == "--no-sort") o->sort = false;
     else if (a == "--heatmap") o->heatmap = true;
     else if (a == "--pause") o->paused = true;
@@ -96,6 +98,10 @@ bool parse_options(int argc, char** argv, Options* o, std::string* error) {
       *error = "unknown option " + a;
       return false;
     }
+  }
+  if (o->cpu && o->gpu) {
+    *error = "--cpu and --gpu exclude each other";
+    return false;
   }
   if (o->headless && o->window) {
     *error = "--headless and --window exclude each other";

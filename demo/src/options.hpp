@@ -13,6 +13,7 @@ enum ExitCode : int {
   kExitError = 1,          // a Vulkan / CUDA / tilesort call failed (the message says which)
   kExitVerifyFailed = 2,   // the frame did not match the CPU reference
   kExitNoVulkan = 3,       // no Vulkan 1.2 device at all
+  kExitNoGpuPath = 4,      // --gpu given, but no CUDA device matches a Vulkan device
   kExitUsage = 64,
 };
 
@@ -20,6 +21,7 @@ struct Options {
   bool headless = false;     // --headless: no window, no GLFW
   bool window = false;       // --window: insist on a window (error if none)
   bool cpu = false;          // --cpu: sort on the CPU even when CUDA is present
+  bool gpu = false;          // --gpu: require the CUDA path (exit 4 when it is unavailable)
   std::uint32_t frames = 0;  // --frames N: 0 = until the window closes (headless: 120)
   std::uint32_t particles = 262144;
   std::uint32_t max_particles = 0;  // buffers sized for this (0: max(particles, 1M) windowed, particles headless)

@@ -235,7 +235,7 @@ class Renderer {
   std::uint32_t particles_ = 0;
   std::uint32_t tile_size_ = 16;
   bool sort_depth_ = true, heatmap_ = false, paused_ = false, auto_rotate_ = true, vsync_ = true;
-  float time_ = 0.0f, yaw_ = 0.4f, pitch_ = 0.35f, distance_ = 7.0f;
+  float time_ = 0.0f, yaw_ = 0.4f, pitch_ = 0.35f, distance_ = 8.0f;
   float heat_scale_ = 1.0f / 10.0f;
   std::deque<FrameStats> history_;  // the overlay's window
   std::vector<FrameStats> all_;     // every frame (headless summary)
@@ -403,6 +403,7 @@ void Renderer::pick_device() {
       }
     }
   }
+  if (opt_.gpu) throw DemoError("--gpu: the CUDA sort path is unavailable: " + why_cpu, kExitNoGpuPath);
   // CPU path: prefer a real GPU for Vulkan, else whatever there is (lavapipe).
   const Candidate* pick = &candidates.front();
   for (const Candidate& c : candidates)
@@ -1423,7 +1424,8 @@ void Renderer::draw_overlay() {
   ImGui::Text("throughput %7.1f M sorted records/s", sm > 0 ? rm / sm * 1e-3 : 0.0);
   if (dropped) ImGui::TextColored(ImVec4(1, 0.4f, 0.3f, 1), "%u records did not fit (raise --records-per-particle)", dropped);
   if (!sort_plot.empty())
-    ImGui::PlotLines("sort ms", sort_plot.data(), int(sort_plot.size()), 0, nullptr, 0.0f, FLT_MAX, ImVec2(300, 50));
+    ImGui::PlotLines("sort ms", sort_plot.data(), int(sort_plot.size()), 0, nullptr, 0.0f,
+                     1.25f * *std::max_element(sort_plot.begin(), sort_plot.end()) + 1e-3f, ImVec2(300, 50));
   ImGui::Text("(medians of the last %zu frames)", history_.size());
   ImGui::Separator();
   int particles = int(particles_);
