@@ -25,7 +25,7 @@ layout(std430, set = 0, binding = 4) buffer Counters {
 
 const uint kClusters = 6u;
 // Cluster centres (xyz) and spread (w); the swirl speed falls with the spread.
-const vec4 kCluster[kClusters] = vec4[](vec4(0.0, 0.0, 0.0, 1.6), vec4(-2.6, 0.8, 0.9, 0.7),
+const vec4 kCluster[kClusters] = vec4[](vec4(0.0, 0.0, 0.0, 1.2), vec4(-2.6, 0.8, 0.9, 0.7),
                                         vec4(2.3, -0.6, -1.2, 0.9), vec4(0.6, 1.9, -2.2, 0.45),
                                         vec4(-1.2, -1.8, 1.9, 0.6), vec4(1.9, 1.2, 2.2, 0.35));
 const vec3 kPalette[kClusters] = vec3[](vec3(0.95, 0.55, 0.20), vec3(0.25, 0.65, 0.95), vec3(0.55, 0.90, 0.35),
@@ -50,8 +50,8 @@ void main() {
   float depth = 0.0;
   if (i < frame.num_particles) {
     const uint h = hash32(i * 0x9e3779b9u + 0x7f4a7c15u);
-    // Skewed cluster choice: cluster 0 holds about half the particles.
-    const uint c = (h & 1u) == 0u ? 0u : 1u + (h >> 1) % (kClusters - 1u);
+    // Skewed cluster choice: cluster 0 holds a third of the particles.
+    const uint c = h % 3u == 0u ? 0u : 1u + (h >> 2) % (kClusters - 1u);
     const vec4 cl = kCluster[c];
     vec3 offset = gaussian3(h) * cl.w;
     // Swirl around the cluster's y axis; inner particles turn faster.

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <numeric>
 #include <sstream>
+#include <thread>
 
 #include "tilesort/emit.cuh"  // tilesort::depth_key (host-callable)
 
@@ -37,49 +38,77 @@ TileRect splat_rect(const Splat& s) {
   return rect;
 }
 
+namespace {
+// Stable sort of one tile's (key, id) pairs by key.
+void sort_tile(std::uint32_t* keys, std::uint32_t* ids, std::uint32_t n, std::vector<std::uint64_t>* pairs,
+               std::vector<std::uint32_t>* id_copy) {
+  if (n <= 64) {
+    // Short tiles (most of them): insertion sort, stable, no extra memory.
+    for (std::uint32_t i = 1; i < n; ++i) {
+      const std::uint32_t k = keys[i], v = ids[i];
+      std::uint32_t j = i;
+      for (; j > 0 && keys[j - 1] > k; --j) {
+        keys[j] = keys[j - 1];
+        ids[j] = ids[j - 1];
+      }
+      keys[j] = k;
+      ids[j] = v;
+    }
+    return;
+  }
+  // Key in the high half, position in the low half: a plain sort of the
+  // packed words is stable by construction.
+  pairs->resize(n);
+  for (std::uint32_t i = 0; i < n; ++i) (*pairs)[i] = (std::uint64_t(keys[i]) << 32) | i;
+  std::sort(pairs->begin(), pairs->end());
+  id_copy->assign(ids, ids + n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    keys[i] = std::uint32_t((*pairs)[i] >> 32);
+    ids[i] = (*id_copy)[std::uint32_t((*pairs)[i])];
+  }
+}
+}  // namespace
+
 void cpu_bin_and_sort(const RecordView& in, std::uint32_t num_tiles, bool sort_depth, std::uint32_t* out_keys,
-                      std::uint32_t* out_ids, std::uint32_t* out_offsets, std::vector<std::uint32_t>* scratch) {
+                      std::uint32_t* out_ids, std::uint32_t* out_offsets, CpuSortScratch* scratch,
+                      unsigned threads) {
   // Histogram, exclusive scan, stable scatter (input order kept per tile).
   std::fill(out_offsets, out_offsets + num_tiles + 1, 0u);
   for (std::size_t r = 0; r < in.count; ++r) ++out_offsets[in.tile_ids[r] + 1];
   for (std::uint32_t t = 0; t < num_tiles; ++t) out_offsets[t + 1] += out_offsets[t];
-  scratch->assign(out_offsets, out_offsets + num_tiles);  // write cursors
-  std::uint32_t* cursor = scratch->data();
+  scratch->cursor.assign(out_offsets, out_offsets + num_tiles);
+  std::uint32_t* cursor = scratch->cursor.data();
   for (std::size_t r = 0; r < in.count; ++r) {
     const std::uint32_t slot = cursor[in.tile_ids[r]]++;
     out_keys[slot] = in.keys[r];
     out_ids[slot] = in.ids[r];
   }
   if (!sort_depth) return;
-  // Per tile: a stable insertion sort of (key, id) pairs; tiles are short
-  // (tens to hundreds of records), where this beats a general sort, and long
-  // tiles go through std::sort on packed (key, position) words.
-  for (std::uint32_t t = 0; t < num_tiles; ++t) {
-    const std::uint32_t b = out_offsets[t], e = out_offsets[t + 1];
-    if (e - b <= 64) {
-      for (std::uint32_t i = b + 1; i < e; ++i) {
-        const std::uint32_t k = out_keys[i], v = out_ids[i];
-        std::uint32_t j = i;
-        for (; j > b && out_keys[j - 1] > k; --j) {
-          out_keys[j] = out_keys[j - 1];
-          out_ids[j] = out_ids[j - 1];
-        }
-        out_keys[j] = k;
-        out_ids[j] = v;
-      }
-    } else {
-      // Key in the high half, position in the low half: a plain sort of the
-      // packed words is then stable by construction.
-      std::vector<std::uint64_t> pairs(e - b);
-      for (std::uint32_t i = b; i < e; ++i) pairs[i - b] = (std::uint64_t(out_keys[i]) << 32) | (i - b);
-      std::sort(pairs.begin(), pairs.end());
-      std::vector<std::uint32_t> ids(out_ids + b, out_ids + e);
-      for (std::uint32_t i = b; i < e; ++i) {
-        out_keys[i] = std::uint32_t(pairs[i - b] >> 32);
-        out_ids[i] = ids[std::uint32_t(pairs[i - b])];
-      }
-    }
+  // Tiles are independent: worker w takes the tiles whose records start in
+  // its share [w * n / workers, (w + 1) * n / workers).
+  const unsigned workers = std::max(1u, std::min<unsigned>(threads, unsigned(in.count / 4096 + 1)));
+  if (scratch->pairs.size() < workers) {
+    scratch->pairs.resize(workers);
+    scratch->ids.resize(workers);
   }
+  auto work = [&](unsigned w) {
+    const std::uint64_t lo = in.count * w / workers, hi = in.count * (w + 1) / workers;
+    std::uint32_t t = std::uint32_t(std::lower_bound(out_offsets, out_offsets + num_tiles, lo) - out_offsets);
+    for (; t < num_tiles && out_offsets[t] < hi; ++t) {
+      const std::uint32_t b = out_offsets[t], e = out_offsets[t + 1];
+      if (b < lo) continue;  // starts in the previous worker's share
+      sort_tile(out_keys + b, out_ids + b, e - b, &scratch->pairs[w], &scratch->ids[w]);
+    }
+  };
+  if (workers == 1) {
+    work(0);
+    return;
+  }
+  std::vector<std::thread> pool;
+  pool.reserve(workers - 1);
+  for (unsigned w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (std::thread& th : pool) th.join();
 }
 
 SortedRecords reference_sort(const RecordView& in, std::uint32_t num_tiles, bool sort_depth) {

@@ -95,12 +95,20 @@ struct RecordView {
   std::size_t count = 0;
 };
 
+/// Reused between frames, so the CPU path does not allocate once it is warm.
+struct CpuSortScratch {
+  std::vector<std::uint32_t> cursor;                 // per tile
+  std::vector<std::vector<std::uint64_t>> pairs;     // per worker: packed (key, position)
+  std::vector<std::vector<std::uint32_t>> ids;       // per worker
+};
+
 /// The CPU path's sort, what bin_and_sort does on the GPU: a stable counting
 /// sort by tile into out_*, then (when `sort_depth`) a stable sort of every
-/// tile by key. out_offsets has num_tiles + 1 entries. `scratch` is reused
-/// between frames so the frame loop does not allocate once it is warm.
+/// tile by key, tiles split over `threads` workers by record count.
+/// out_offsets has num_tiles + 1 entries.
 void cpu_bin_and_sort(const RecordView& in, std::uint32_t num_tiles, bool sort_depth, std::uint32_t* out_keys,
-                      std::uint32_t* out_ids, std::uint32_t* out_offsets, std::vector<std::uint32_t>* scratch);
+                      std::uint32_t* out_ids, std::uint32_t* out_offsets, CpuSortScratch* scratch,
+                      unsigned threads = 1);
 
 /// The reference, written the obvious way and independently of
 /// cpu_bin_and_sort: std::stable_sort of record indices by (tile, key), or

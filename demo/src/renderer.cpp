@@ -26,6 +26,7 @@
 #include <cstring>
 #include <deque>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -214,7 +215,11 @@ class Renderer {
   CudaMemory workspace_;
   std::size_t workspace_bytes_ = 0;
   BinPlan plan_{};
-  std::vector<std::uint32_t> cpu_scratch_;
+  // CPU path: the sort runs in cached host memory, then one sequential copy
+  // per output into the mapped buffers (reads from uncached mappings are slow).
+  CpuSortScratch cpu_scratch_;
+  std::vector<std::uint32_t> cpu_keys_, cpu_ids_, cpu_offsets_;
+  unsigned cpu_threads_ = 1;
 
   // windowed
   Swapchain swapchain_;
@@ -235,7 +240,7 @@ class Renderer {
   std::uint32_t particles_ = 0;
   std::uint32_t tile_size_ = 16;
   bool sort_depth_ = true, heatmap_ = false, paused_ = false, auto_rotate_ = true, vsync_ = true;
-  float time_ = 0.0f, yaw_ = 0.4f, pitch_ = 0.35f, distance_ = 8.0f;
+  float time_ = 0.0f, yaw_ = 0.4f, pitch_ = 0.35f, distance_ = 9.0f;
   float heat_scale_ = 1.0f / 10.0f;
   std::deque<FrameStats> history_;  // the overlay's window
   std::vector<FrameStats> all_;     // every frame (headless summary)
@@ -415,7 +420,9 @@ void Renderer::pick_device() {
   physical_ = pick->device;
   props_ = pick->props;
   family_ = pick->family;
-  path_ = "CPU fallback: stable counting sort by tile + per-tile depth sort on the host (" + why_cpu + ")";
+  path_ = "CPU fallback: stable counting sort by tile + per-tile depth sort on the host, " +
+          std::to_string(std::max(1u, std::min(16u, std::thread::hardware_concurrency()))) + " threads (" + why_cpu +
+          ")";
 }
 
 void Renderer::create_device() {
@@ -478,10 +485,11 @@ void Renderer::create_record_buffer(RecordBuffer* b, VkDeviceSize bytes) {
     ts_check(ti::SharedBuffer::create(interop_device_, cuda_device_, bytes, &b->shared), "SharedBuffer::create");
     return;
   }
+  // Cached where offered: the host reads the records back every frame.
   constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   create_buffer(&b->plain, bytes,
                 VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                kHost, kHost);
+                kHost | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, kHost);
 }
 
 void Renderer::create_resources() {
@@ -538,6 +546,12 @@ void Renderer::create_resources() {
   DEMO_VK(vkCreateImageView(dev, &view, nullptr, &v));
   image_view_ = ImageView(dev, v);
 
+  if (!gpu_) {
+    cpu_keys_.resize(capacity_);
+    cpu_ids_.resize(capacity_);
+    cpu_offsets_.resize(std::size_t(max_tiles()) + 1);
+    cpu_threads_ = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  }
   if (gpu_) {
     cuda_check(cudaSetDevice(cuda_device_), "cudaSetDevice");
     cuda_check(cudaStreamCreateWithFlags(&stream_.s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
@@ -912,8 +926,12 @@ void Renderer::sort_frame(std::uint64_t frame, std::uint32_t slot, const FrameCo
   const Counters* counters = counters_.host<const Counters>();
   const RecordView in{tile_ids_.host<const std::uint32_t>(), keys_.host<const std::uint32_t>(),
                       ids_.host<const std::uint32_t>(), counters->num_records};
-  cpu_bin_and_sort(in, c.tiles_x * c.tiles_y, sort_depth, sorted_keys_.host<std::uint32_t>(),
-                   sorted_ids_.host<std::uint32_t>(), offsets_.host<std::uint32_t>(), &cpu_scratch_);
+  const std::uint32_t num_tiles = c.tiles_x * c.tiles_y;
+  cpu_bin_and_sort(in, num_tiles, sort_depth, cpu_keys_.data(), cpu_ids_.data(), cpu_offsets_.data(), &cpu_scratch_,
+                   cpu_threads_);
+  std::memcpy(sorted_keys_.host<std::uint32_t>(), cpu_keys_.data(), in.count * 4);
+  std::memcpy(sorted_ids_.host<std::uint32_t>(), cpu_ids_.data(), in.count * 4);
+  std::memcpy(offsets_.host<std::uint32_t>(), cpu_offsets_.data(), (std::size_t(num_tiles) + 1) * 4);
   slots_[slot].cpu_sort_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   VkSemaphoreSignalInfo signal{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
   signal.semaphore = cpu_timeline_;

@@ -132,16 +132,29 @@ TEST(DemoCore, CpuSortMatchesReference) {
   std::mt19937_64 rng(tstest::test_seed());
   for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(100), std::size_t(5000), std::size_t(100000)})
     for (std::uint32_t key_range : {4u, 1u << 30})  // few distinct keys: stability matters
-      for (bool sort_depth : {true, false}) {
-        const std::uint32_t num_tiles = 301;
-        const RandomRecords in = random_records(rng, n, num_tiles, key_range);
-        std::vector<std::uint32_t> keys(n), ids(n), offsets(num_tiles + 1, 0xDEADu), scratch;
-        td::cpu_bin_and_sort(in.view(), num_tiles, sort_depth, keys.data(), ids.data(), offsets.data(), &scratch);
-        const td::SortedRecords ref = td::reference_sort(in.view(), num_tiles, sort_depth);
-        ASSERT_EQ(offsets, ref.offsets) << "n=" << n << " keys<" << key_range << " sort=" << sort_depth;
-        ASSERT_EQ(keys, ref.keys) << "n=" << n << " keys<" << key_range << " sort=" << sort_depth;
-        ASSERT_EQ(ids, ref.ids) << "n=" << n << " keys<" << key_range << " sort=" << sort_depth;
-      }
+      for (bool sort_depth : {true, false})
+        for (unsigned threads : {1u, 3u}) {
+          const std::uint32_t num_tiles = 301;
+          const RandomRecords in = random_records(rng, n, num_tiles, key_range);
+          std::vector<std::uint32_t> keys(n), ids(n), offsets(num_tiles + 1, 0xDEADu);
+          td::CpuSortScratch scratch;
+          td::cpu_bin_and_sort(in.view(), num_tiles, sort_depth, keys.data(), ids.data(), offsets.data(), &scratch,
+                               threads);
+          const td::SortedRecords ref = td::reference_sort(in.view(), num_tiles, sort_depth);
+          ASSERT_EQ(offsets, ref.offsets) << "n=" << n << " keys<" << key_range << " sort=" << sort_depth << " threads=" << threads;
+          ASSERT_EQ(keys, ref.keys) << "n=" << n << " keys<" << key_range << " sort=" << sort_depth << " threads=" << threads;
+          ASSERT_EQ(ids, ref.ids) << "n=" << n << " keys<" << key_range << " sort=" << sort_depth << " threads=" << threads;
+        }
+  // The scratch is reused across calls (the frame loop's case).
+  td::CpuSortScratch scratch;
+  for (int round = 0; round < 3; ++round) {
+    const RandomRecords in = random_records(rng, 20000 + 7000 * round, 97, 16);
+    std::vector<std::uint32_t> keys(in.tiles.size()), ids(in.tiles.size()), offsets(98);
+    td::cpu_bin_and_sort(in.view(), 97, true, keys.data(), ids.data(), offsets.data(), &scratch, 2);
+    const td::SortedRecords ref = td::reference_sort(in.view(), 97, true);
+    ASSERT_EQ(ids, ref.ids) << "round " << round;
+    ASSERT_EQ(offsets, ref.offsets) << "round " << round;
+  }
 }
 
 TEST(DemoCore, ReferenceSortIsStableByTileThenDepth) {
