@@ -147,6 +147,9 @@ std::string VerifyResult::summary() const {
   s << (ok ? "PASSED" : "FAILED") << ": " << records << " records of " << particles_visible
     << " visible particles checked against the CPU reference (footprints, depth keys, stable (tile, depth) order, "
        "tile offsets)";
+  if (image_pixels)
+    s << "; " << image_pixels << " image pixels compared with the CPU composite of the sorted lists (max difference "
+      << image_max_diff << " levels, " << image_mismatches << " beyond " << kImageTolerance << ")";
   if (dropped) s << "; " << dropped << " records did not fit the capacity";
   for (const auto& e : errors) s << "\n  - " << e;
   return s.str();
@@ -233,8 +236,103 @@ VerifyResult verify_frame(const FrameReadback& f) {
         if (result.errors.size() >= kMaxErrors) break;
       }
   }
+  // 4. The picture, from the verified lists.
+  if (result.errors.empty() && !f.image.empty()) {
+    if (f.image.size() != std::size_t(c.width) * c.height * 4) {
+      add_error(&result, "image size does not match the frame");
+    } else {
+      const ImageCheck check = check_image(f, 7);
+      result.image_pixels = check.pixels;
+      result.image_mismatches = check.mismatches;
+      result.image_max_diff = check.max_diff;
+      // Rounding may push a handful of pixels past the tolerance; a wrong
+      // order or offset changes thousands.
+      if (check.mismatches > std::max<std::uint64_t>(8, check.pixels / 10000))
+        add_error(&result, std::to_string(check.mismatches) + " of " + std::to_string(check.pixels) +
+                               " checked pixels differ from the CPU composite by more than " +
+                               std::to_string(kImageTolerance) + " levels (max " + std::to_string(check.max_diff) +
+                               ", first at " + std::to_string(check.first_bad_x) + "," +
+                               std::to_string(check.first_bad_y) + ")");
+    }
+  }
   result.ok = result.errors.empty();
   return result;
+}
+
+namespace {
+float srgb_encode(float c) {
+  c = std::min(std::max(c, 0.0f), 1.0f);
+  return c < 0.0031308f ? 12.92f * c : 1.055f * std::pow(c, 1.0f / 2.4f) - 0.055f;
+}
+void heat(float v, float out[3]) {  // demo_composite.comp's heat()
+  const float raw[3] = {1.5f * v - 0.25f, 1.8f * v * (1.4f - v), 1.2f - 2.2f * v + 0.1f};
+  for (int i = 0; i < 3; ++i) out[i] = std::min(std::max(raw[i], 0.0f), 1.0f);
+}
+std::uint8_t unorm8(float v) { return std::uint8_t(std::lround(std::min(std::max(v, 0.0f), 1.0f) * 255.0f)); }
+}  // namespace
+
+void composite_tile(const FrameConstants& c, const std::vector<Splat>& splats, const std::uint32_t* sorted_ids,
+                    const std::uint32_t* offsets, std::uint32_t tile, std::uint8_t* image) {
+  constexpr float kOpaque = 1.0f / 255.0f;
+  const std::uint32_t tx = tile % c.tiles_x, ty = tile / c.tiles_x;
+  const std::uint32_t begin = offsets[tile], end = offsets[tile + 1];
+  const float records = float(end - begin);
+  for (std::uint32_t y = ty * c.tile_size; y < (ty + 1) * c.tile_size && y < c.height; ++y)
+    for (std::uint32_t x = tx * c.tile_size; x < (tx + 1) * c.tile_size && x < c.width; ++x) {
+      const float px = float(x) + 0.5f, py = float(y) + 0.5f;
+      float rgb[3] = {0.0f, 0.0f, 0.0f}, tr = 1.0f;
+      for (std::uint32_t k = begin; k < end && tr >= kOpaque; ++k) {
+        const Splat& s = splats[sorted_ids[k]];
+        const float dx = px - s.x, dy = py - s.y;
+        const float q = (dx * dx + dy * dy) / (s.radius * s.radius);
+        if (q >= 1.0f) continue;
+        const float opacity = float(s.rgba >> 24) / 255.0f;
+        const float alpha = opacity * std::min(std::max((1.0f - q) * s.radius, 0.0f), 1.0f);
+        const float shade = 0.3f + 0.7f * std::sqrt(1.0f - q);
+        for (int ch = 0; ch < 3; ++ch) rgb[ch] += tr * alpha * (float((s.rgba >> (8 * ch)) & 0xFFu) / 255.0f) * shade;
+        tr *= 1.0f - alpha;
+      }
+      const float v = float(y) / float(c.height);
+      const float top[3] = {0.06f, 0.07f, 0.10f}, bottom[3] = {0.015f, 0.015f, 0.025f};
+      float out[3];
+      for (int ch = 0; ch < 3; ++ch) out[ch] = rgb[ch] + tr * (top[ch] + (bottom[ch] - top[ch]) * v);
+      if (c.flags & kFlagHeatmap) {
+        if (records > 0.0f) {
+          float h[3];
+          heat(std::log2(1.0f + records) * c.heat_scale, h);
+          for (int ch = 0; ch < 3; ++ch) out[ch] = out[ch] + (h[ch] - out[ch]) * 0.65f;
+        } else {
+          for (float& o : out) o *= 0.35f;
+        }
+      }
+      std::uint8_t* p = image + (std::size_t(y) * c.width + x) * 4;
+      for (int ch = 0; ch < 3; ++ch) p[ch] = unorm8(srgb_encode(out[ch]));
+      p[3] = 255;
+    }
+}
+
+ImageCheck check_image(const FrameReadback& f, std::uint32_t stride) {
+  ImageCheck check;
+  const FrameConstants& c = f.constants;
+  std::vector<std::uint8_t> mine(f.image.size(), 0);
+  const std::uint32_t num_tiles = c.tiles_x * c.tiles_y;
+  for (std::uint32_t t = 0; t < num_tiles; t += std::max(1u, stride)) {
+    composite_tile(c, f.splats, f.sorted_ids.data(), f.offsets.data(), t, mine.data());
+    const std::uint32_t tx = t % c.tiles_x, ty = t / c.tiles_x;
+    for (std::uint32_t y = ty * c.tile_size; y < (ty + 1) * c.tile_size && y < c.height; ++y)
+      for (std::uint32_t x = tx * c.tile_size; x < (tx + 1) * c.tile_size && x < c.width; ++x) {
+        const std::size_t i = (std::size_t(y) * c.width + x) * 4;
+        int diff = 0;
+        for (int ch = 0; ch < 3; ++ch) diff = std::max(diff, std::abs(int(mine[i + ch]) - int(f.image[i + ch])));
+        ++check.pixels;
+        check.max_diff = std::max(check.max_diff, diff);
+        if (diff > kImageTolerance && check.mismatches++ == 0) {
+          check.first_bad_x = x;
+          check.first_bad_y = y;
+        }
+      }
+  }
+  return check;
 }
 
 bool write_ppm(const std::string& path, std::uint32_t width, std::uint32_t height, const std::uint8_t* rgba,

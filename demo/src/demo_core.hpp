@@ -130,7 +130,29 @@ struct FrameReadback {
   std::vector<std::uint32_t> offsets;      // num_tiles + 1
   Counters counters{};
   bool sort_depth = true;
+  /// The composited image (RGBA8, rows of width * 4 bytes); empty: not checked.
+  std::vector<std::uint8_t> image;
 };
+
+/// CPU mirror of demo_composite.comp for one tile: blends its sorted list
+/// front to back exactly as the shader does and writes RGBA8 pixels into
+/// `image` (rows of width * 4 bytes). Ids must be < splats.size().
+void composite_tile(const FrameConstants& c, const std::vector<Splat>& splats, const std::uint32_t* sorted_ids,
+                    const std::uint32_t* offsets, std::uint32_t tile, std::uint8_t* image);
+
+/// How the image check went: pixels compared, how many differ by more than
+/// the tolerance, and the largest difference (8-bit levels).
+struct ImageCheck {
+  std::uint64_t pixels = 0;
+  std::uint64_t mismatches = 0;
+  int max_diff = 0;
+  std::uint32_t first_bad_x = 0, first_bad_y = 0;
+};
+/// Compares every `stride`-th tile of `frame.image` with composite_tile().
+/// The shader and the CPU round differently (pow, division, the 1/255
+/// opacity cut-off), so a pixel may differ by up to kImageTolerance levels.
+inline constexpr int kImageTolerance = 3;
+ImageCheck check_image(const FrameReadback& frame, std::uint32_t stride);
 
 struct VerifyResult {
   bool ok = false;
@@ -138,6 +160,9 @@ struct VerifyResult {
   std::uint64_t records = 0;
   std::uint64_t particles_visible = 0;
   std::uint64_t dropped = 0;  // records that did not fit the capacity
+  std::uint64_t image_pixels = 0;  // pixels compared with the CPU composite (0: image not checked)
+  std::uint64_t image_mismatches = 0;  // of those, beyond kImageTolerance
+  int image_max_diff = 0;             // largest difference, 8-bit levels
   std::string summary() const;
 };
 
@@ -147,7 +172,10 @@ struct VerifyResult {
 ///     each with key tilesort::depth_key(depth) (all or none of a particle's
 ///     records, none only when the capacity ran out);
 ///  3. the sorted keys, ids and tile offsets equal reference_sort() of the
-///     emitted records, element for element.
+///     emitted records, element for element;
+///  4. when the frame carries its image: every 7th tile equals the CPU
+///     composite of its sorted list (check_image), so the picture is what
+///     the sorted lists say it must be.
 VerifyResult verify_frame(const FrameReadback& frame);
 
 /// Writes an 8-bit RGBA image as binary PPM (RGB). false with `error` set on failure.

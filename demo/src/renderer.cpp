@@ -1148,6 +1148,7 @@ VerifyResult Renderer::read_back_and_verify(std::uint64_t last_value, std::vecto
   f.sorted_ids = words(o_sids, n);
   f.offsets = words(o_off, num_tiles + 1);
   image->assign(base + o_img, base + o_img + image_bytes);
+  f.image = *image;
   return verify_frame(f);
 }
 

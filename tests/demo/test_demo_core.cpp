@@ -404,3 +404,36 @@ TEST(DemoCore, OrbitCameraIsOrthonormalAndLooksAtTheOrigin) {
   EXPECT_GT(c.cam_up[1], 0.0f);  // world up stays up
   EXPECT_NEAR(dot(c.cam_pos, c.cam_forward), -8.0f, 1e-4f);  // the origin is 8 units ahead
 }
+
+TEST(DemoCore, ImageCheckComparesThePictureWithTheSortedLists) {
+  td::FrameReadback f = synthetic_frame(tstest::test_seed(), 3000);
+  const td::FrameConstants& c = f.constants;
+  for (std::uint32_t i = 0; i < f.splats.size(); ++i)  // distinct colours, opacity 0xE0 / 255
+    f.splats[i].rgba = 0xE0000000u | ((i * 2654435761u) & 0x00FFFFFFu);
+  f.image.assign(std::size_t(c.width) * c.height * 4, 0);
+  const std::uint32_t num_tiles = c.tiles_x * c.tiles_y;
+  for (std::uint32_t t = 0; t < num_tiles; ++t)
+    td::composite_tile(c, f.splats, f.sorted_ids.data(), f.offsets.data(), t, f.image.data());
+  td::VerifyResult r = td::verify_frame(f);
+  ASSERT_TRUE(r.ok) << r.summary();
+  EXPECT_GT(r.image_pixels, 0u);
+  EXPECT_EQ(r.image_max_diff, 0);
+
+  // The fullest checked tile, composited in reverse (back to front in the
+  // wrong direction): the check must see it.
+  std::uint32_t worst = 0;
+  for (std::uint32_t t = 0; t < num_tiles; t += 7)
+    if (f.offsets[t + 1] - f.offsets[t] > f.offsets[worst + 1] - f.offsets[worst]) worst = t;
+  ASSERT_GT(f.offsets[worst + 1] - f.offsets[worst], 20u);
+  std::vector<std::uint32_t> reversed = f.sorted_ids;
+  std::reverse(reversed.begin() + f.offsets[worst], reversed.begin() + f.offsets[worst + 1]);
+  td::composite_tile(c, f.splats, reversed.data(), f.offsets.data(), worst, f.image.data());
+  const td::ImageCheck check = td::check_image(f, 7);
+  EXPECT_GT(check.mismatches, 8u);
+  r = td::verify_frame(f);
+  EXPECT_FALSE(r.ok) << r.summary();
+
+  // A wrong image size is an error, not a crash.
+  f.image.resize(16);
+  EXPECT_FALSE(td::verify_frame(f).ok);
+}
