@@ -97,6 +97,17 @@ std::string g_glfw_error;
 void on_glfw_error(int code, const char* text) { g_glfw_error = "GLFW error " + std::to_string(code) + ": " + text; }
 #endif
 
+/// A binary semaphore, or a timeline semaphore starting at 0.
+Semaphore create_semaphore(VkDevice dev, bool timeline) {
+  VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  info.pNext = timeline ? &type : nullptr;
+  VkSemaphore s = VK_NULL_HANDLE;
+  DEMO_VK(vkCreateSemaphore(dev, &info, nullptr, &s));
+  return Semaphore(dev, s);
+}
+
 /// A buffer Vulkan writes and the sort reads or writes: shared with CUDA on
 /// the GPU path, host-visible on the CPU path.
 struct RecordBuffer {
@@ -657,13 +668,7 @@ void Renderer::create_sync() {
     ts_check(ti::SharedTimelineSemaphore::create(interop_device_, cuda_device_, 0, &shared_timeline_),
              "SharedTimelineSemaphore::create");
   } else {
-    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
-    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-    VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-    info.pNext = &type;
-    VkSemaphore s = VK_NULL_HANDLE;
-    DEMO_VK(vkCreateSemaphore(dev, &info, nullptr, &s));
-    cpu_timeline_ = Semaphore(dev, s);
+    cpu_timeline_ = create_semaphore(dev, true);
   }
   VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
   pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
@@ -695,13 +700,8 @@ void Renderer::create_sync() {
     timestamp_ns_ = props_.limits.timestampPeriod;
     timestamp_mask_ = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
   }
-  for (Semaphore& s : acquired_) {
-    if (headless_) break;
-    VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-    VkSemaphore h = VK_NULL_HANDLE;
-    DEMO_VK(vkCreateSemaphore(dev, &info, nullptr, &h));
-    s = Semaphore(dev, h);
-  }
+  if (!headless_)
+    for (Semaphore& s : acquired_) s = create_semaphore(dev, false);
 }
 
 // --- frame ------------------------------------------------------------------------------------------------
@@ -1325,12 +1325,7 @@ void Renderer::create_swapchain() {
     VkFramebuffer f = VK_NULL_HANDLE;
     DEMO_VK(vkCreateFramebuffer(dev, &fb, nullptr, &f));
     framebuffers_.emplace_back(dev, f);
-    if (render_done_[i].get() == VK_NULL_HANDLE) {
-      VkSemaphoreCreateInfo si{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-      VkSemaphore s = VK_NULL_HANDLE;
-      DEMO_VK(vkCreateSemaphore(dev, &si, nullptr, &s));
-      render_done_[i] = Semaphore(dev, s);
-    }
+    if (render_done_[i].get() == VK_NULL_HANDLE) render_done_[i] = create_semaphore(dev, false);
   }
   if (imgui_ready_) ImGui_ImplVulkan_SetMinImageCount(std::max<std::uint32_t>(2, caps.minImageCount));
 }
