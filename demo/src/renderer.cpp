@@ -300,6 +300,11 @@ void Renderer::init(const std::string& why_headless) {
     init_imgui();
   }
 #endif
+#if TILESORT_DEMO_WINDOW
+  if (!headless_)
+    std::printf("tilesort-demo: window %ux%u (swapchain %ux%u, %s)\n", opt_.width, opt_.height, swap_extent_.width,
+                swap_extent_.height, vsync_ ? "vsync" : "no vsync");
+#endif
   std::printf("tilesort-demo: Vulkan device: %s\n", props_.deviceName);
   std::printf("tilesort-demo: sort path: %s\n", path_.c_str());
   std::printf("tilesort-demo: %ux%u, %u px tiles, %u particles (buffers for %u, %u records)\n", opt_.width,
