@@ -19,10 +19,12 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# The main job. Until the demo exists: the benchmark where a GPU is present,
-# otherwise a message that says why nothing ran.
+# The main job: the demo (tilesort-demo, docs/demo.md). A window where there
+# is a display, else headless (DEMO_FRAMES frames, stats, image, verified
+# against the CPU reference); CUDA sorts where there is a GPU, else the CPU.
+# DEMO_ARGS adds options. The benchmark is `make bench`.
 run: build
-	@scripts/run-main.sh $(BUILD_DIR)
+	@DEMO_ARGS="$(DEMO_ARGS)" scripts/run-main.sh $(BUILD_DIR)
 
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)

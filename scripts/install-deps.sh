@@ -7,7 +7,11 @@ set -euo pipefail
 packages=(cmake make g++ libgtest-dev
   # Vulkan interop (interop/, shaders/): headers + loader, glslc, and lavapipe
   # (mesa-vulkan-drivers) so CI runs the Vulkan side of the interop tests on the CPU.
-  libvulkan-dev glslc mesa-vulkan-drivers)
+  libvulkan-dev glslc mesa-vulkan-drivers
+  # The demo (demo/): GLFW window, Dear ImGui overlay (its backends ship as
+  # sources in libimgui-dev; libimgui.a needs stb's font code), and Xvfb,
+  # with which tests/demo runs the window without a display.
+  libglfw3-dev libimgui-dev libstb-dev xvfb)
 
 missing=()
 for p in "${packages[@]}"; do

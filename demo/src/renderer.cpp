@@ -1,0 +1,1513 @@
+// tilesort-demo: the frame.
+//
+//   Vulkan  emit.comp + finalize.comp: particles -> splats + (tile, depth key, id) records
+//           signal 3f+1
+//   CUDA    waits 3f+1; tilesort::bin_and_sort (or bin, "sort off") on the shared buffers
+//           signal 3f+2                    [CPU path: host waits 3f+1, sorts, host-signals 3f+2]
+//   Vulkan  waits 3f+2; composite.comp (one workgroup per tile) -> storage image
+//           -> blit to the swapchain -> Dear ImGui overlay; signal 3f+3
+//
+// The next frame's emission waits for 3f+3, so the single set of shared
+// buffers is never written while it is read. The host waits only for frame
+// f-2 (command buffers and the stats ring have two slots).
+#include "renderer.hpp"
+
+#include <cuda_runtime.h>
+#include <vulkan/vulkan.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cfloat>
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#if TILESORT_DEMO_WINDOW
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_vulkan.h>
+#endif
+
+#include "demo_core.hpp"
+#include "demo_shaders.hpp"
+#include "tilesort/binning.hpp"
+#include "tilesort/interop/interop.hpp"
+#include "vk.hpp"
+
+namespace tilesort {
+namespace demo {
+namespace {
+
+namespace ti = tilesort::interop;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::uint32_t kSlots = 2;            // frames in flight (command buffers, stats ring)
+constexpr std::uint32_t kQueriesPerFrame = 4;  // emit begin/end, composite begin/end
+constexpr std::uint64_t kWaitTimeoutNs = 20ull * 1000000000ull;
+constexpr std::uint32_t kMinTileSize = 8;
+constexpr float kMaxRadiusPx = 40.0f;
+constexpr std::size_t kHistory = 120;  // frames the overlay's medians cover
+
+void ts_check(const Status& s, const char* what) {
+  if (!s.ok()) throw DemoError(std::string(what) + ": " + s.what());
+}
+void cuda_check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw DemoError(std::string(what) + " failed: " + cudaGetErrorString(e));
+}
+
+struct CudaStream {
+  cudaStream_t s = nullptr;
+  ~CudaStream() {
+    if (s) cudaStreamDestroy(s);
+  }
+};
+struct CudaEvent {
+  cudaEvent_t e = nullptr;
+  ~CudaEvent() {
+    if (e) cudaEventDestroy(e);
+  }
+};
+struct CudaMemory {
+  void* p = nullptr;
+  ~CudaMemory() {
+    if (p) cudaFree(p);
+  }
+};
+
+#if TILESORT_DEMO_WINDOW
+struct GlfwSession {
+  bool initialised = false;
+  GLFWwindow* window = nullptr;
+  ~GlfwSession() {
+    if (window) glfwDestroyWindow(window);
+    if (initialised) glfwTerminate();
+  }
+};
+std::string g_glfw_error;
+void on_glfw_error(int code, const char* text) { g_glfw_error = "GLFW error " + std::to_string(code) + ": " + text; }
+#endif
+
+/// A binary semaphore, or a timeline semaphore starting at 0.
+Semaphore create_semaphore(VkDevice dev, bool timeline) {
+  VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  info.pNext = timeline ? &type : nullptr;
+  VkSemaphore s = VK_NULL_HANDLE;
+  DEMO_VK(vkCreateSemaphore(dev, &info, nullptr, &s));
+  return Semaphore(dev, s);
+}
+
+/// A buffer Vulkan writes and the sort reads or writes: shared with CUDA on
+/// the GPU path, host-visible on the CPU path.
+struct RecordBuffer {
+  ti::SharedBuffer shared;
+  OwnedBuffer plain;
+  VkBuffer vk() const { return shared.valid() ? shared.vk_buffer() : plain.buffer.get(); }
+  template <class T>
+  T* cuda() const { return shared.cuda_as<T>(); }
+  template <class T>
+  T* host() const { return static_cast<T*>(plain.mapped); }
+};
+
+struct FrameStats {
+  std::uint64_t frame = 0;
+  Counters counters{};
+  double frame_ms = -1, emit_ms = -1, sort_ms = -1, composite_ms = -1;
+};
+
+/// What a slot's frame was recorded with (read back when the slot is reused).
+struct SlotState {
+  std::uint64_t frame = 0;
+  bool in_use = false;
+  bool sort_depth = true;
+  FrameConstants constants;
+  double cpu_sort_ms = -1;
+  double frame_ms = -1;
+};
+
+class Renderer {
+ public:
+  Renderer(const Options& options, bool headless) : opt_(options), headless_(headless) {}
+  ~Renderer();
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  void init(const std::string& why_headless);
+  int run();
+
+ private:
+  // set-up
+  void create_instance();
+  void pick_device();
+  void create_device();
+  void create_buffer(OwnedBuffer* b, VkDeviceSize bytes, VkBufferUsageFlags usage, VkMemoryPropertyFlags want,
+                     VkMemoryPropertyFlags fallback);
+  void create_record_buffer(RecordBuffer* b, VkDeviceSize bytes);
+  void create_resources();
+  void create_pipelines();
+  void create_sync();
+  // windowed
+  void create_window();
+  void create_swapchain();
+  void init_imgui();
+  void draw_overlay();
+  void handle_input(float dt);
+  // frame
+  FrameConstants frame_constants(std::uint32_t num_particles, std::uint32_t tile_size) const;
+  void record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c);
+  void record_draw(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c, std::int64_t swap_image);
+  void submit(VkCommandBuffer cmd, std::uint64_t wait_value, VkPipelineStageFlags wait_stage,
+              std::uint64_t signal_value, VkSemaphore extra_wait = VK_NULL_HANDLE,
+              VkPipelineStageFlags extra_wait_stage = 0, VkSemaphore extra_signal = VK_NULL_HANDLE);
+  void host_wait(std::uint64_t value);
+  void sort_frame(std::uint64_t frame, std::uint32_t slot, const FrameConstants& c, bool sort_depth);
+  void collect(std::uint32_t slot);
+  int finish(std::uint64_t frames_done);
+  VerifyResult read_back_and_verify(std::uint64_t last_value, std::vector<std::uint8_t>* image);
+
+  VkSemaphore timeline() const { return gpu_ ? shared_timeline_.vk_semaphore() : cpu_timeline_.get(); }
+  std::uint32_t max_tiles() const {
+    return tiles_along(opt_.width, kMinTileSize) * tiles_along(opt_.height, kMinTileSize);
+  }
+
+  Options opt_;
+  bool headless_;
+#if TILESORT_DEMO_WINDOW
+  GlfwSession glfw_;
+#endif
+  Instance instance_;
+  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
+  VkPhysicalDeviceProperties props_{};
+  std::string path_;  // "GPU: ..." / "CPU fallback: ..."
+  bool gpu_ = false;
+  int cuda_device_ = -1;
+  std::uint32_t family_ = 0;
+  Device device_;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  ti::VulkanDevice interop_device_;
+
+  std::uint32_t max_particles_ = 0;
+  std::uint32_t capacity_ = 0;
+  RecordBuffer tile_ids_, keys_, ids_, sorted_keys_, sorted_ids_, offsets_, counters_;
+  OwnedBuffer splats_, stats_;
+  Image image_;
+  Memory image_memory_;
+  ImageView image_view_;
+
+  DescriptorSetLayout set_layout_;
+  DescriptorPool descriptor_pool_;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+  PipelineLayout pipeline_layout_;
+  Pipeline emit_, finalize_, composite_;
+
+  ti::SharedTimelineSemaphore shared_timeline_;
+  Semaphore cpu_timeline_;
+  std::uint64_t last_signalled_ = 0;
+  CommandPool command_pool_;
+  std::array<VkCommandBuffer, kSlots> emit_cmd_{}, draw_cmd_{};
+  QueryPool queries_;
+  bool timestamps_ = false;
+  double timestamp_ns_ = 1.0;
+  std::uint64_t timestamp_mask_ = ~0ull;
+
+  CudaStream stream_;
+  std::array<CudaEvent, kSlots> sort_begin_, sort_end_;
+  CudaMemory workspace_;
+  std::size_t workspace_bytes_ = 0;
+  BinPlan plan_{};
+  // CPU path: the sort runs in cached host memory, then one sequential copy
+  // per output into the mapped buffers (reads from uncached mappings are slow).
+  CpuSortScratch cpu_scratch_;
+  std::vector<std::uint32_t> cpu_keys_, cpu_ids_, cpu_offsets_;
+  unsigned cpu_threads_ = 1;
+
+  // windowed
+  Swapchain swapchain_;
+  VkFormat swap_format_ = VK_FORMAT_UNDEFINED;
+  VkExtent2D swap_extent_{};
+  std::vector<VkImage> swap_images_;
+  std::vector<ImageView> swap_views_;
+  std::vector<Framebuffer> framebuffers_;
+  std::vector<Semaphore> render_done_;
+  std::array<Semaphore, kSlots> acquired_;
+  RenderPass render_pass_;
+  DescriptorPool imgui_pool_;
+  bool imgui_ready_ = false;
+  bool swapchain_dirty_ = false;
+
+  // interactive state
+  std::array<SlotState, kSlots> slots_;
+  std::uint32_t particles_ = 0;
+  std::uint32_t tile_size_ = 16;
+  bool sort_depth_ = true, heatmap_ = false, paused_ = false, auto_rotate_ = true, vsync_ = true;
+  float time_ = 0.0f, yaw_ = 0.4f, pitch_ = 0.35f, distance_ = 9.0f;
+  float heat_scale_ = 1.0f / 10.0f;
+  std::deque<FrameStats> history_;  // the overlay's window
+  std::vector<FrameStats> all_;     // every frame (headless summary)
+  Clock::time_point last_frame_start_{};
+};
+
+Renderer::~Renderer() {
+  // Nothing may still use the buffers when their owners (below) free them.
+  if (device_.device_ != VK_NULL_HANDLE) vkDeviceWaitIdle(device_.device_);
+  if (stream_.s) cudaStreamSynchronize(stream_.s);
+#if TILESORT_DEMO_WINDOW
+  if (imgui_ready_) {
+    ImGui_ImplVulkan_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+  }
+#endif
+}
+
+// --- set-up ---------------------------------------------------------------------------------------------
+
+void Renderer::init(const std::string& why_headless) {
+  particles_ = opt_.particles;
+  tile_size_ = opt_.tile_size;
+  sort_depth_ = opt_.sort;
+  heatmap_ = opt_.heatmap;
+  paused_ = opt_.paused;
+  vsync_ = opt_.vsync;
+  max_particles_ = opt_.max_particles ? opt_.max_particles
+                                      : (headless_ ? opt_.particles : std::max<std::uint32_t>(opt_.particles, 1u << 20));
+  capacity_ = std::uint32_t(std::uint64_t(max_particles_) * opt_.records_per_particle);
+  if (headless_)
+    std::printf("tilesort-demo: headless%s%s\n", why_headless.empty() ? "" : " (", why_headless.empty() ? "" : (why_headless + ")").c_str());
+#if TILESORT_DEMO_WINDOW
+  if (!headless_) create_window();
+#endif
+  create_instance();
+  pick_device();
+  create_device();
+  create_resources();
+  create_pipelines();
+  create_sync();
+#if TILESORT_DEMO_WINDOW
+  if (!headless_) {
+    create_swapchain();
+    init_imgui();
+  }
+#endif
+#if TILESORT_DEMO_WINDOW
+  if (!headless_)
+    std::printf("tilesort-demo: window %ux%u (swapchain %ux%u, %s)\n", opt_.width, opt_.height, swap_extent_.width,
+                swap_extent_.height, vsync_ ? "vsync" : "no vsync");
+#endif
+  std::printf("tilesort-demo: Vulkan device: %s\n", props_.deviceName);
+  std::printf("tilesort-demo: sort path: %s\n", path_.c_str());
+  std::printf("tilesort-demo: %ux%u, %u px tiles, %u particles (buffers for %u, %u records)\n", opt_.width,
+              opt_.height, tile_size_, particles_, max_particles_, capacity_);
+  std::fflush(stdout);
+}
+
+void Renderer::create_instance() {
+  std::vector<const char*> extensions = ti::instance_extensions();
+#if TILESORT_DEMO_WINDOW
+  if (!headless_) {
+    std::uint32_t n = 0;
+    const char** glfw_ext = glfwGetRequiredInstanceExtensions(&n);
+    if (!glfw_ext) throw DemoError("GLFW found no Vulkan surface extensions: " + g_glfw_error);
+    extensions.insert(extensions.end(), glfw_ext, glfw_ext + n);
+  }
+#endif
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "tilesort-demo";
+  app.apiVersion = ti::kMinVulkanApiVersion;
+  VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  info.pApplicationInfo = &app;
+  info.enabledExtensionCount = std::uint32_t(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
+  const VkResult r = vkCreateInstance(&info, nullptr, &instance_.instance_);
+  if (r == VK_ERROR_INCOMPATIBLE_DRIVER || r == VK_ERROR_INITIALIZATION_FAILED) {
+    instance_.instance_ = VK_NULL_HANDLE;
+    throw DemoError(std::string("no Vulkan driver (vkCreateInstance: ") + ti::to_string(r) + ")", kExitNoVulkan);
+  }
+  vk_check(r, "vkCreateInstance");
+#if TILESORT_DEMO_WINDOW
+  if (!headless_) DEMO_VK(glfwCreateWindowSurface(instance_.instance_, glfw_.window, nullptr, &instance_.surface_));
+#endif
+}
+
+void Renderer::pick_device() {
+  std::uint32_t count = 0;
+  DEMO_VK(vkEnumeratePhysicalDevices(instance_.instance_, &count, nullptr));
+  std::vector<VkPhysicalDevice> devices(count);
+  if (count) DEMO_VK(vkEnumeratePhysicalDevices(instance_.instance_, &count, devices.data()));
+  if (devices.empty()) throw DemoError("no Vulkan physical device", kExitNoVulkan);
+
+  struct Candidate {
+    VkPhysicalDevice device;
+    VkPhysicalDeviceProperties props;
+    std::uint32_t family;
+  };
+  std::vector<Candidate> candidates;
+  std::string rejected;
+  for (VkPhysicalDevice d : devices) {
+    VkPhysicalDeviceProperties p{};
+    vkGetPhysicalDeviceProperties(d, &p);
+    const std::string name = p.deviceName;
+    if (!opt_.device.empty() && name.find(opt_.device) == std::string::npos) continue;
+    VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    f2.pNext = &f12;
+    if (p.apiVersion >= VK_API_VERSION_1_2) vkGetPhysicalDeviceFeatures2(d, &f2);
+    if (p.apiVersion < VK_API_VERSION_1_2 || !f12.timelineSemaphore) {
+      rejected += "\n  " + name + ": needs Vulkan 1.2 with timeline semaphores";
+      continue;
+    }
+    std::uint32_t nf = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(d, &nf, nullptr);
+    std::vector<VkQueueFamilyProperties> families(nf);
+    vkGetPhysicalDeviceQueueFamilyProperties(d, &nf, families.data());
+    std::int64_t chosen = -1;
+    for (std::uint32_t i = 0; i < nf && chosen < 0; ++i) {
+      const VkQueueFlags need = headless_ ? VK_QUEUE_COMPUTE_BIT : (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT);
+      if ((families[i].queueFlags & need) != need) continue;
+      if (!headless_) {
+        VkBool32 present = VK_FALSE;
+        DEMO_VK(vkGetPhysicalDeviceSurfaceSupportKHR(d, i, instance_.surface_, &present));
+        if (!present) continue;
+      }
+      chosen = i;
+    }
+    if (chosen < 0) {
+      rejected += "\n  " + name + (headless_ ? ": no compute queue" : ": no queue with graphics, compute and present");
+      continue;
+    }
+    candidates.push_back({d, p, std::uint32_t(chosen)});
+  }
+  if (candidates.empty())
+    throw DemoError("no usable Vulkan device" + (opt_.device.empty() ? "" : " named '" + opt_.device + "'") + rejected,
+                    kExitNoVulkan);
+
+  // The GPU path needs a CUDA device that is the same GPU as a Vulkan
+  // device (by UUID) with the interop extensions; otherwise the CPU sorts.
+  std::string why_cpu;
+  if (opt_.cpu) {
+    why_cpu = "--cpu given";
+  } else {
+    int cuda_count = 0;
+    const cudaError_t e = cudaGetDeviceCount(&cuda_count);
+    if (e != cudaSuccess || cuda_count == 0) {
+      why_cpu = std::string("no CUDA device (") + (e != cudaSuccess ? cudaGetErrorString(e) : "0 devices") + ")";
+      cudaGetLastError();  // clear the sticky-free error so later CUDA calls are unaffected
+    } else {
+      for (const Candidate& c : candidates) {
+        const Status support = ti::check_device_support(c.device);
+        int cuda = -1;
+        const Status match = support.ok() ? ti::find_cuda_device(c.device, &cuda) : support;
+        if (match.ok()) {
+          physical_ = c.device;
+          props_ = c.props;
+          family_ = c.family;
+          cuda_device_ = cuda;
+          gpu_ = true;
+          cudaDeviceProp cp{};
+          cuda_check(cudaGetDeviceProperties(&cp, cuda), "cudaGetDeviceProperties");
+          path_ = std::string("GPU: tilesort::bin_and_sort on CUDA device ") + std::to_string(cuda) + " (" + cp.name +
+                  "), shared buffers + timeline semaphore via tilesort::interop";
+          return;
+        }
+        why_cpu += (why_cpu.empty() ? "" : "; ") + std::string(c.props.deviceName) + ": " + match.what();
+      }
+    }
+  }
+  if (opt_.gpu) throw DemoError("--gpu: the CUDA sort path is unavailable: " + why_cpu, kExitNoGpuPath);
+  // CPU path: prefer a real GPU for Vulkan, else whatever there is (lavapipe).
+  const Candidate* pick = &candidates.front();
+  for (const Candidate& c : candidates)
+    if (c.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ||
+        c.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU) {
+      pick = &c;
+      break;
+    }
+  physical_ = pick->device;
+  props_ = pick->props;
+  family_ = pick->family;
+  path_ = "CPU fallback: stable counting sort by tile + per-tile depth sort on the host, " +
+          std::to_string(std::max(1u, std::min(16u, std::thread::hardware_concurrency()))) + " threads (" + why_cpu +
+          ")";
+}
+
+void Renderer::create_device() {
+  std::vector<const char*> extensions;
+  if (gpu_) extensions = ti::device_extensions();
+  if (!headless_) extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue_info.queueFamilyIndex = family_;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+  VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  ti::RequiredFeatures interop_features;  // timelineSemaphore, what interop needs
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  f12.timelineSemaphore = VK_TRUE;
+  info.pNext = gpu_ ? interop_features.chain() : static_cast<void*>(&f12);
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &queue_info;
+  info.enabledExtensionCount = std::uint32_t(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
+  DEMO_VK(vkCreateDevice(physical_, &info, nullptr, &device_.device_));
+  vkGetDeviceQueue(device_.device_, family_, 0, &queue_);
+  if (gpu_)
+    ts_check(ti::VulkanDevice::create(instance_.instance_, physical_, device_.device_, &interop_device_),
+             "tilesort::interop::VulkanDevice::create");
+}
+
+void Renderer::create_buffer(OwnedBuffer* b, VkDeviceSize bytes, VkBufferUsageFlags usage,
+                             VkMemoryPropertyFlags want, VkMemoryPropertyFlags fallback) {
+  const VkDevice dev = device_.device_;
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = bytes;
+  info.usage = usage;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  DEMO_VK(vkCreateBuffer(dev, &info, nullptr, &buffer));
+  b->buffer = Buffer(dev, buffer);
+  VkMemoryRequirements req{};
+  vkGetBufferMemoryRequirements(dev, buffer, &req);
+  VkPhysicalDeviceMemoryProperties mem{};
+  vkGetPhysicalDeviceMemoryProperties(physical_, &mem);
+  std::int64_t type = -1;
+  for (VkMemoryPropertyFlags flags : {want, fallback})
+    for (std::uint32_t i = 0; i < mem.memoryTypeCount && type < 0; ++i)
+      if ((req.memoryTypeBits & (1u << i)) && (mem.memoryTypes[i].propertyFlags & flags) == flags) type = i;
+  if (type < 0) throw DemoError("no memory type for a " + std::to_string(bytes) + "-byte buffer");
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = std::uint32_t(type);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  DEMO_VK(vkAllocateMemory(dev, &alloc, nullptr, &memory));
+  b->memory = Memory(dev, memory);
+  DEMO_VK(vkBindBufferMemory(dev, buffer, memory, 0));
+  b->size = bytes;
+  if (mem.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
+    DEMO_VK(vkMapMemory(dev, memory, 0, VK_WHOLE_SIZE, 0, &b->mapped));
+}
+
+void Renderer::create_record_buffer(RecordBuffer* b, VkDeviceSize bytes) {
+  if (gpu_) {
+    ts_check(ti::SharedBuffer::create(interop_device_, cuda_device_, bytes, &b->shared), "SharedBuffer::create");
+    return;
+  }
+  // Cached where offered: the host reads the records back every frame.
+  constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  create_buffer(&b->plain, bytes,
+                VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                kHost | VK_MEMORY_PROPERTY_HOST_CACHED_BIT, kHost);
+}
+
+void Renderer::create_resources() {
+  const VkDeviceSize records = VkDeviceSize(capacity_) * 4;
+  for (RecordBuffer* b : {&tile_ids_, &keys_, &ids_, &sorted_keys_, &sorted_ids_}) create_record_buffer(b, records);
+  create_record_buffer(&offsets_, VkDeviceSize(max_tiles() + 1) * 4);
+  create_record_buffer(&counters_, sizeof(Counters));
+  constexpr VkBufferUsageFlags kStorage =
+      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  create_buffer(&splats_, VkDeviceSize(max_particles_) * sizeof(Splat), kStorage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                0);
+  constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  create_buffer(&stats_, kSlots * sizeof(Counters), kStorage, kHost, kHost);
+
+  const VkDevice dev = device_.device_;
+  VkImageCreateInfo image{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  image.imageType = VK_IMAGE_TYPE_2D;
+  image.format = VK_FORMAT_R8G8B8A8_UNORM;
+  image.extent = {opt_.width, opt_.height, 1};
+  image.mipLevels = 1;
+  image.arrayLayers = 1;
+  image.samples = VK_SAMPLE_COUNT_1_BIT;
+  image.tiling = VK_IMAGE_TILING_OPTIMAL;
+  image.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+  VkImage img = VK_NULL_HANDLE;
+  DEMO_VK(vkCreateImage(dev, &image, nullptr, &img));
+  image_ = Image(dev, img);
+  VkMemoryRequirements req{};
+  vkGetImageMemoryRequirements(dev, img, &req);
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = req.size;
+  VkPhysicalDeviceMemoryProperties mem{};
+  vkGetPhysicalDeviceMemoryProperties(physical_, &mem);
+  std::int64_t type = -1;
+  for (std::uint32_t i = 0; i < mem.memoryTypeCount && type < 0; ++i)
+    if (req.memoryTypeBits & (1u << i)) type = i;  // the first allowed; device-local first on every driver we know
+  for (std::uint32_t i = 0; i < mem.memoryTypeCount; ++i)
+    if ((req.memoryTypeBits & (1u << i)) && (mem.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) {
+      type = i;
+      break;
+    }
+  if (type < 0) throw DemoError("no memory type for the render target");
+  alloc.memoryTypeIndex = std::uint32_t(type);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  DEMO_VK(vkAllocateMemory(dev, &alloc, nullptr, &memory));
+  image_memory_ = Memory(dev, memory);
+  DEMO_VK(vkBindImageMemory(dev, img, memory, 0));
+  VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  view.image = img;
+  view.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  view.format = image.format;
+  view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkImageView v = VK_NULL_HANDLE;
+  DEMO_VK(vkCreateImageView(dev, &view, nullptr, &v));
+  image_view_ = ImageView(dev, v);
+
+  if (!gpu_) {
+    cpu_keys_.resize(capacity_);
+    cpu_ids_.resize(capacity_);
+    cpu_offsets_.resize(std::size_t(max_tiles()) + 1);
+    cpu_threads_ = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  }
+  if (gpu_) {
+    cuda_check(cudaSetDevice(cuda_device_), "cudaSetDevice");
+    cuda_check(cudaStreamCreateWithFlags(&stream_.s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+    for (std::uint32_t s = 0; s < kSlots; ++s) {
+      cuda_check(cudaEventCreate(&sort_begin_[s].e), "cudaEventCreate");
+      cuda_check(cudaEventCreate(&sort_end_[s].e), "cudaEventCreate");
+    }
+    plan_.max_records = capacity_;
+    plan_.max_tiles = max_tiles();
+    plan_.value_type = ValueType::b32;
+    ts_check(bin_and_sort_workspace_size(plan_, &workspace_bytes_), "bin_and_sort_workspace_size");
+    cuda_check(cudaMalloc(&workspace_.p, workspace_bytes_), "cudaMalloc(workspace)");
+  }
+}
+
+void Renderer::create_pipelines() {
+  const VkDevice dev = device_.device_;
+  std::array<VkDescriptorSetLayoutBinding, 8> bindings{};
+  for (std::uint32_t i = 0; i < bindings.size(); ++i) {
+    bindings[i].binding = i;
+    bindings[i].descriptorType = i == 7 ? VK_DESCRIPTOR_TYPE_STORAGE_IMAGE : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    bindings[i].descriptorCount = 1;
+    bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  }
+  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_info.bindingCount = std::uint32_t(bindings.size());
+  set_info.pBindings = bindings.data();
+  VkDescriptorSetLayout layout = VK_NULL_HANDLE;
+  DEMO_VK(vkCreateDescriptorSetLayout(dev, &set_info, nullptr, &layout));
+  set_layout_ = DescriptorSetLayout(dev, layout);
+
+  const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 7}, {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1}};
+  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool_info.maxSets = 1;
+  pool_info.poolSizeCount = 2;
+  pool_info.pPoolSizes = sizes;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  DEMO_VK(vkCreateDescriptorPool(dev, &pool_info, nullptr, &pool));
+  descriptor_pool_ = DescriptorPool(dev, pool);
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = pool;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = set_layout_.ptr();
+  DEMO_VK(vkAllocateDescriptorSets(dev, &alloc, &set_));
+
+  const VkBuffer buffers[7] = {splats_.buffer, tile_ids_.vk(), keys_.vk(), ids_.vk(),
+                               counters_.vk(), sorted_ids_.vk(), offsets_.vk()};
+  std::array<VkDescriptorBufferInfo, 7> infos{};
+  std::array<VkWriteDescriptorSet, 8> writes{};
+  for (std::uint32_t i = 0; i < 7; ++i) {
+    infos[i] = {buffers[i], 0, VK_WHOLE_SIZE};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set_;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  const VkDescriptorImageInfo image_info{VK_NULL_HANDLE, image_view_, VK_IMAGE_LAYOUT_GENERAL};
+  writes[7] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  writes[7].dstSet = set_;
+  writes[7].dstBinding = 7;
+  writes[7].descriptorCount = 1;
+  writes[7].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+  writes[7].pImageInfo = &image_info;
+  vkUpdateDescriptorSets(dev, std::uint32_t(writes.size()), writes.data(), 0, nullptr);
+
+  const VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(FrameConstants)};
+  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = set_layout_.ptr();
+  layout_info.pushConstantRangeCount = 1;
+  layout_info.pPushConstantRanges = &push;
+  VkPipelineLayout pl = VK_NULL_HANDLE;
+  DEMO_VK(vkCreatePipelineLayout(dev, &layout_info, nullptr, &pl));
+  pipeline_layout_ = PipelineLayout(dev, pl);
+
+  auto make = [&](demo_shaders::Spirv code, Pipeline* out) {
+    VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    module_info.codeSize = code.count * 4;
+    module_info.pCode = code.words;
+    VkShaderModule m = VK_NULL_HANDLE;
+    DEMO_VK(vkCreateShaderModule(dev, &module_info, nullptr, &m));
+    const ShaderModule module(dev, m);
+    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    info.stage.module = module;
+    info.stage.pName = "main";
+    info.layout = pipeline_layout_;
+    VkPipeline p = VK_NULL_HANDLE;
+    DEMO_VK(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &info, nullptr, &p));
+    *out = Pipeline(dev, p);
+  };
+  make(demo_shaders::emit(), &emit_);
+  make(demo_shaders::finalize(), &finalize_);
+  make(demo_shaders::composite(), &composite_);
+}
+
+void Renderer::create_sync() {
+  const VkDevice dev = device_.device_;
+  if (gpu_) {
+    ts_check(ti::SharedTimelineSemaphore::create(interop_device_, cuda_device_, 0, &shared_timeline_),
+             "SharedTimelineSemaphore::create");
+  } else {
+    cpu_timeline_ = create_semaphore(dev, true);
+  }
+  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool_info.queueFamilyIndex = family_;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  DEMO_VK(vkCreateCommandPool(dev, &pool_info, nullptr, &pool));
+  command_pool_ = CommandPool(dev, pool);
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = pool;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = kSlots;
+  DEMO_VK(vkAllocateCommandBuffers(dev, &alloc, emit_cmd_.data()));
+  DEMO_VK(vkAllocateCommandBuffers(dev, &alloc, draw_cmd_.data()));
+
+  // Timestamps for the two Vulkan passes, where the queue has them.
+  std::uint32_t nf = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nf, nullptr);
+  std::vector<VkQueueFamilyProperties> families(nf);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nf, families.data());
+  const std::uint32_t bits = families[family_].timestampValidBits;
+  if (bits > 0 && props_.limits.timestampPeriod > 0.0f) {
+    VkQueryPoolCreateInfo q{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    q.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    q.queryCount = kSlots * kQueriesPerFrame;
+    VkQueryPool qp = VK_NULL_HANDLE;
+    DEMO_VK(vkCreateQueryPool(dev, &q, nullptr, &qp));
+    queries_ = QueryPool(dev, qp);
+    timestamps_ = true;
+    timestamp_ns_ = props_.limits.timestampPeriod;
+    timestamp_mask_ = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
+  }
+  if (!headless_)
+    for (Semaphore& s : acquired_) s = create_semaphore(dev, false);
+}
+
+// --- frame ------------------------------------------------------------------------------------------------
+
+FrameConstants Renderer::frame_constants(std::uint32_t num_particles, std::uint32_t tile_size) const {
+  FrameConstants c;
+  c.num_particles = num_particles;
+  c.width = opt_.width;
+  c.height = opt_.height;
+  c.tile_size = tile_size;
+  c.tiles_x = tiles_along(opt_.width, tile_size);
+  c.tiles_y = tiles_along(opt_.height, tile_size);
+  c.capacity = capacity_;
+  c.flags = heatmap_ ? kFlagHeatmap : 0u;
+  c.time = time_;
+  c.focal = 0.9f * float(opt_.height);
+  c.max_radius_px = kMaxRadiusPx;
+  c.heat_scale = heat_scale_;
+  orbit_camera(yaw_, pitch_, distance_, &c);
+  return c;
+}
+
+namespace {
+void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src,
+                    VkPipelineStageFlags dst_stage, VkAccessFlags dst) {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = src;
+  b.dstAccessMask = dst;
+  vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &b, 0, nullptr, 0, nullptr);
+}
+void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to,
+                   VkPipelineStageFlags src_stage, VkAccessFlags src, VkPipelineStageFlags dst_stage,
+                   VkAccessFlags dst) {
+  VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+  b.srcAccessMask = src;
+  b.dstAccessMask = dst;
+  b.oldLayout = from;
+  b.newLayout = to;
+  b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  b.image = image;
+  b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 0, nullptr, 0, nullptr, 1, &b);
+}
+std::uint32_t groups(std::uint32_t n, std::uint32_t size) { return (n + size - 1) / size; }
+}  // namespace
+
+void Renderer::record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c) {
+  DEMO_VK(vkResetCommandBuffer(cmd, 0));
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  DEMO_VK(vkBeginCommandBuffer(cmd, &begin));
+  const std::uint32_t q = slot * kQueriesPerFrame;
+  if (timestamps_) {
+    vkCmdResetQueryPool(cmd, queries_, q, kQueriesPerFrame);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, q);
+  }
+  const Counters reset{0u, c.capacity, 0u, 0u};
+  vkCmdUpdateBuffer(cmd, counters_.vk(), 0, sizeof reset, &reset);
+  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set_, 0, nullptr);
+  vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof c, &c);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, emit_);
+  vkCmdDispatch(cmd, groups(c.num_particles, 256), 1, 1);
+  memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, finalize_);
+  vkCmdDispatch(cmd, 1, 1, 1);
+  // The CPU path reads the records on the host once the signal lands; the
+  // CUDA path is ordered by the semaphore signal itself.
+  memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                 VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT);
+  if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, q + 1);
+  DEMO_VK(vkEndCommandBuffer(cmd));
+}
+
+void Renderer::record_draw(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c,
+                           std::int64_t swap_image) {
+  DEMO_VK(vkResetCommandBuffer(cmd, 0));
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  DEMO_VK(vkBeginCommandBuffer(cmd, &begin));
+  const std::uint32_t q = slot * kQueriesPerFrame;
+  if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries_, q + 2);
+  // The image is rewritten in full (tiles cover the screen): its old contents can go.
+  image_barrier(cmd, image_, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL, VK_PIPELINE_STAGE_TRANSFER_BIT, 0,
+                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set_, 0, nullptr);
+  vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof c, &c);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, composite_);
+  vkCmdDispatch(cmd, c.tiles_x, c.tiles_y, 1);
+  memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_ACCESS_TRANSFER_READ_BIT);
+  const VkBufferCopy stats{0, VkDeviceSize(slot) * sizeof(Counters), sizeof(Counters)};
+  vkCmdCopyBuffer(cmd, counters_.vk(), stats_.buffer, 1, &stats);
+#if TILESORT_DEMO_WINDOW
+  if (swap_image >= 0) {
+    const VkImage target = swap_images_[std::size_t(swap_image)];
+    image_barrier(cmd, target, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                  VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+    const VkClearColorValue black{{0.0f, 0.0f, 0.0f, 1.0f}};
+    const VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    vkCmdClearColorImage(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &black, 1, &range);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_ACCESS_TRANSFER_WRITE_BIT);
+    // Aspect-preserving fit of the render target into the window.
+    const float scale = std::min(float(swap_extent_.width) / float(c.width), float(swap_extent_.height) / float(c.height));
+    const std::int32_t w = std::max(1, std::int32_t(float(c.width) * scale));
+    const std::int32_t h = std::max(1, std::int32_t(float(c.height) * scale));
+    const std::int32_t x = (std::int32_t(swap_extent_.width) - w) / 2, y = (std::int32_t(swap_extent_.height) - h) / 2;
+    VkImageBlit blit{};
+    blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    blit.srcOffsets[1] = {std::int32_t(c.width), std::int32_t(c.height), 1};
+    blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    blit.dstOffsets[0] = {x, y, 0};
+    blit.dstOffsets[1] = {x + w, y + h, 1};
+    vkCmdBlitImage(cmd, image_, VK_IMAGE_LAYOUT_GENERAL, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit,
+                   VK_FILTER_LINEAR);
+    image_barrier(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                  VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+    VkRenderPassBeginInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+    rp.renderPass = render_pass_;
+    rp.framebuffer = framebuffers_[std::size_t(swap_image)];
+    rp.renderArea.extent = swap_extent_;
+    vkCmdBeginRenderPass(cmd, &rp, VK_SUBPASS_CONTENTS_INLINE);
+    ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), cmd);
+    vkCmdEndRenderPass(cmd);  // leaves the image in PRESENT_SRC_KHR
+  }
+#else
+  (void)swap_image;
+#endif
+  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                 VK_ACCESS_HOST_READ_BIT);
+  if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, q + 3);
+  DEMO_VK(vkEndCommandBuffer(cmd));
+}
+
+void Renderer::submit(VkCommandBuffer cmd, std::uint64_t wait_value, VkPipelineStageFlags wait_stage,
+                      std::uint64_t signal_value, VkSemaphore extra_wait, VkPipelineStageFlags extra_wait_stage,
+                      VkSemaphore extra_signal) {
+  VkSemaphore waits[2];
+  std::uint64_t wait_values[2] = {0, 0};
+  VkPipelineStageFlags stages[2];
+  std::uint32_t nw = 0;
+  if (wait_value > 0) {
+    waits[nw] = timeline();
+    wait_values[nw] = wait_value;
+    stages[nw++] = wait_stage;
+  }
+  if (extra_wait != VK_NULL_HANDLE) {
+    waits[nw] = extra_wait;
+    stages[nw++] = extra_wait_stage;
+  }
+  VkSemaphore signals[2] = {timeline(), extra_signal};
+  const std::uint64_t signal_values[2] = {signal_value, 0};
+  const std::uint32_t ns = extra_signal != VK_NULL_HANDLE ? 2 : 1;
+  VkTimelineSemaphoreSubmitInfo values{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+  values.waitSemaphoreValueCount = nw;
+  values.pWaitSemaphoreValues = wait_values;
+  values.signalSemaphoreValueCount = ns;
+  values.pSignalSemaphoreValues = signal_values;
+  VkSubmitInfo info{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  info.pNext = &values;
+  info.waitSemaphoreCount = nw;
+  info.pWaitSemaphores = waits;
+  info.pWaitDstStageMask = stages;
+  info.commandBufferCount = 1;
+  info.pCommandBuffers = &cmd;
+  info.signalSemaphoreCount = ns;
+  info.pSignalSemaphores = signals;
+  DEMO_VK(vkQueueSubmit(queue_, 1, &info, VK_NULL_HANDLE));
+  // Tell the interop ordering guard, so CUDA may now wait for this value.
+  if (gpu_) ts_check(shared_timeline_.declare_vulkan_signal(signal_value), "declare_vulkan_signal");
+  last_signalled_ = signal_value;
+}
+
+void Renderer::host_wait(std::uint64_t value) {
+  VkSemaphoreWaitInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO};
+  const VkSemaphore s = timeline();
+  info.semaphoreCount = 1;
+  info.pSemaphores = &s;
+  info.pValues = &value;
+  const VkResult r = vkWaitSemaphores(device_.device_, &info, kWaitTimeoutNs);
+  if (r == VK_TIMEOUT) throw DemoError("timeline value " + std::to_string(value) + " not reached in 20 s (GPU hang?)");
+  vk_check(r, "vkWaitSemaphores");
+}
+
+void Renderer::sort_frame(std::uint64_t frame, std::uint32_t slot, const FrameConstants& c, bool sort_depth) {
+  const std::uint64_t ready = 3 * frame + 1, sorted = 3 * frame + 2;
+  if (gpu_) {
+    BinArgs args;
+    args.tile_ids = tile_ids_.cuda<const std::uint32_t>();
+    args.keys = keys_.cuda<const std::uint32_t>();
+    args.values = ids_.cuda<const std::uint32_t>();
+    args.d_num_records = counters_.cuda<const std::uint32_t>() + offsetof(Counters, num_records) / 4;
+    args.num_tiles = c.tiles_x * c.tiles_y;
+    args.out_keys = sorted_keys_.cuda<std::uint32_t>();
+    args.out_values = sorted_ids_.cuda<std::uint32_t>();
+    args.out_offsets = offsets_.cuda<std::uint32_t>();
+    cudaEvent_t begin = sort_begin_[slot].e, end = sort_end_[slot].e;
+    auto work = [&](Stream s) -> Status {
+      cudaError_t e = cudaEventRecord(begin, s);
+      if (e != cudaSuccess) return Status::from_cuda(e, "cudaEventRecord");
+      const Status st = sort_depth ? bin_and_sort(workspace_.p, workspace_bytes_, plan_, args, s)
+                                   : bin(workspace_.p, workspace_bytes_, plan_, args, s);
+      e = cudaEventRecord(end, s);
+      if (st.ok() && e != cudaSuccess) return Status::from_cuda(e, "cudaEventRecord");
+      return st;
+    };
+    ts_check(ti::run_between(shared_timeline_, ready, sorted, stream_.s, work),
+             sort_depth ? "tilesort::bin_and_sort between the timeline values" : "tilesort::bin between the timeline values");
+    last_signalled_ = sorted;
+    return;
+  }
+  // CPU path: the records are in host-visible memory once emission signalled.
+  host_wait(ready);
+  const auto t0 = Clock::now();
+  const Counters* counters = counters_.host<const Counters>();
+  const RecordView in{tile_ids_.host<const std::uint32_t>(), keys_.host<const std::uint32_t>(),
+                      ids_.host<const std::uint32_t>(), counters->num_records};
+  const std::uint32_t num_tiles = c.tiles_x * c.tiles_y;
+  cpu_bin_and_sort(in, num_tiles, sort_depth, cpu_keys_.data(), cpu_ids_.data(), cpu_offsets_.data(), &cpu_scratch_,
+                   cpu_threads_);
+  std::memcpy(sorted_keys_.host<std::uint32_t>(), cpu_keys_.data(), in.count * 4);
+  std::memcpy(sorted_ids_.host<std::uint32_t>(), cpu_ids_.data(), in.count * 4);
+  std::memcpy(offsets_.host<std::uint32_t>(), cpu_offsets_.data(), (std::size_t(num_tiles) + 1) * 4);
+  slots_[slot].cpu_sort_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  VkSemaphoreSignalInfo signal{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
+  signal.semaphore = cpu_timeline_;
+  signal.value = sorted;
+  DEMO_VK(vkSignalSemaphore(device_.device_, &signal));
+  last_signalled_ = sorted;
+}
+
+void Renderer::collect(std::uint32_t slot) {
+  SlotState& s = slots_[slot];
+  if (!s.in_use) return;
+  s.in_use = false;
+  FrameStats st;
+  st.frame = s.frame;
+  std::memcpy(&st.counters, static_cast<const char*>(stats_.mapped) + slot * sizeof(Counters), sizeof(Counters));
+  st.frame_ms = s.frame_ms;
+  if (timestamps_) {
+    std::uint64_t t[kQueriesPerFrame] = {};
+    const VkResult r = vkGetQueryPoolResults(device_.device_, queries_, slot * kQueriesPerFrame, kQueriesPerFrame,
+                                             sizeof t, t, sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT);
+    if (r == VK_SUCCESS) {
+      st.emit_ms = double((t[1] - t[0]) & timestamp_mask_) * timestamp_ns_ * 1e-6;
+      st.composite_ms = double((t[3] - t[2]) & timestamp_mask_) * timestamp_ns_ * 1e-6;
+    } else if (r != VK_NOT_READY) {
+      vk_check(r, "vkGetQueryPoolResults");
+    }
+  }
+  if (gpu_) {
+    float ms = 0.0f;
+    cuda_check(cudaEventSynchronize(sort_end_[slot].e), "cudaEventSynchronize");
+    cuda_check(cudaEventElapsedTime(&ms, sort_begin_[slot].e, sort_end_[slot].e), "cudaEventElapsedTime");
+    st.sort_ms = ms;
+  } else {
+    st.sort_ms = s.cpu_sort_ms;
+  }
+  // The heat-map's scale follows the fullest tile.
+  heat_scale_ = 1.0f / std::log2(2.0f + float(st.counters.max_tile));
+  history_.push_back(st);
+  if (history_.size() > kHistory) history_.pop_front();
+  all_.push_back(st);
+  if (headless_ && !opt_.quiet) {
+    std::printf("frame %4llu: %9u records (%u dropped), fullest tile %6u, emit %7.3f ms, sort %7.3f ms, composite %7.3f ms\n",
+                (unsigned long long)st.frame, st.counters.num_records, st.counters.requested - st.counters.num_records,
+                st.counters.max_tile, st.emit_ms, st.sort_ms, st.composite_ms);
+  }
+}
+
+int Renderer::run() {
+  const std::uint64_t frames = opt_.frames ? opt_.frames : (headless_ ? 120 : 0);
+  std::uint64_t f = 0;
+  auto previous = Clock::now();
+  for (;; ++f) {
+#if TILESORT_DEMO_WINDOW
+    if (!headless_) {
+      glfwPollEvents();
+      if (glfwWindowShouldClose(glfw_.window)) break;
+    }
+#endif
+    if (frames && f >= frames) break;
+    const std::uint32_t slot = std::uint32_t(f % kSlots);
+    if (f >= kSlots) host_wait(3 * (f - kSlots) + 3);
+    collect(slot);
+
+    const auto now = Clock::now();
+    const float dt = headless_ ? 1.0f / 60.0f : std::min(0.1f, std::chrono::duration<float>(now - previous).count());
+    const double frame_ms = f ? std::chrono::duration<double, std::milli>(now - previous).count() : -1.0;
+    previous = now;
+#if TILESORT_DEMO_WINDOW
+    std::int64_t swap_image = -1;
+    if (!headless_) {
+      handle_input(dt);
+      int fw = 0, fh = 0;
+      glfwGetFramebufferSize(glfw_.window, &fw, &fh);
+      while ((fw == 0 || fh == 0) && !glfwWindowShouldClose(glfw_.window)) {  // minimised
+        glfwWaitEvents();
+        glfwGetFramebufferSize(glfw_.window, &fw, &fh);
+      }
+      for (int attempt = 0; swap_image < 0; ++attempt) {
+        if (swapchain_dirty_ || attempt > 0) create_swapchain();
+        std::uint32_t index = 0;
+        const VkResult r = vkAcquireNextImageKHR(device_.device_, swapchain_, UINT64_MAX, acquired_[slot], VK_NULL_HANDLE,
+                                                 &index);
+        if (r == VK_ERROR_OUT_OF_DATE_KHR && attempt < 3) continue;
+        if (r != VK_SUBOPTIMAL_KHR) vk_check(r, "vkAcquireNextImageKHR");
+        swap_image = index;
+      }
+      draw_overlay();
+    }
+#else
+    const std::int64_t swap_image = -1;
+    (void)dt;
+#endif
+    if (!paused_) time_ += dt;
+    if (!paused_ && auto_rotate_) yaw_ += 0.12f * dt;
+
+    const FrameConstants c = frame_constants(particles_, tile_size_);
+    SlotState& s = slots_[slot];
+    s.frame = f;
+    s.in_use = true;
+    s.sort_depth = sort_depth_;
+    s.constants = c;
+    s.frame_ms = frame_ms;
+
+    const std::uint64_t v = 3 * f;
+    record_emit(emit_cmd_[slot], slot, c);
+    submit(emit_cmd_[slot], v, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, v + 1);
+    sort_frame(f, slot, c, sort_depth_);
+    record_draw(draw_cmd_[slot], slot, c, swap_image);
+#if TILESORT_DEMO_WINDOW
+    if (swap_image >= 0) {
+      const VkSemaphore done = render_done_[std::size_t(swap_image)];
+      submit(draw_cmd_[slot], v + 2, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, v + 3, acquired_[slot],
+             VK_PIPELINE_STAGE_TRANSFER_BIT, done);
+      VkPresentInfoKHR present{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
+      present.waitSemaphoreCount = 1;
+      present.pWaitSemaphores = &done;
+      present.swapchainCount = 1;
+      present.pSwapchains = swapchain_.ptr();
+      const std::uint32_t index = std::uint32_t(swap_image);
+      present.pImageIndices = &index;
+      const VkResult r = vkQueuePresentKHR(queue_, &present);
+      if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR) swapchain_dirty_ = true;
+      else vk_check(r, "vkQueuePresentKHR");
+      continue;
+    }
+#endif
+    submit(draw_cmd_[slot], v + 2, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, v + 3);
+  }
+  return finish(f);
+}
+
+VerifyResult Renderer::read_back_and_verify(std::uint64_t last_value, std::vector<std::uint8_t>* image) {
+  // The buffers still hold the last frame: read everything back once
+  // (outside the frame loop), optionally corrupting one sorted record first.
+  const SlotState* last = nullptr;
+  for (const SlotState& s : slots_)
+    if (!last || s.frame > last->frame) last = &s;
+  const FrameConstants& c = last->constants;
+  const Counters counters = all_.empty() ? Counters{} : all_.back().counters;
+  const std::uint64_t n = counters.num_records;
+  const std::uint32_t num_tiles = c.tiles_x * c.tiles_y;
+  const VkDeviceSize splat_bytes = VkDeviceSize(c.num_particles) * sizeof(Splat);
+  const VkDeviceSize rec = n * 4, off_bytes = VkDeviceSize(num_tiles + 1) * 4;
+  const VkDeviceSize image_bytes = VkDeviceSize(c.width) * c.height * 4;
+  // Staging layout: splats | tile_ids | keys | ids | sorted_keys | sorted_ids | offsets | image
+  const VkDeviceSize o_tiles = splat_bytes, o_keys = o_tiles + rec, o_ids = o_keys + rec, o_skeys = o_ids + rec,
+                     o_sids = o_skeys + rec, o_off = o_sids + rec, o_img = o_off + off_bytes;
+  OwnedBuffer staging;
+  constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  create_buffer(&staging, o_img + image_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, kHost, kHost);
+
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = command_pool_;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  DEMO_VK(vkAllocateCommandBuffers(device_.device_, &alloc, &cmd));
+  struct FreeCmd {
+    VkDevice d;
+    VkCommandPool p;
+    VkCommandBuffer c;
+    ~FreeCmd() { vkFreeCommandBuffers(d, p, 1, &c); }
+  } free_cmd{device_.device_, command_pool_, cmd};
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  DEMO_VK(vkBeginCommandBuffer(cmd, &begin));
+  memory_barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
+                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+  if (opt_.corrupt_for_test && n > 0) {
+    // Test hook: one sorted particle id becomes one no particle has; the
+    // verification must catch it (tests/demo expects exit code 2).
+    vkCmdFillBuffer(cmd, sorted_ids_.vk(), (n / 2) * 4, 4, 0xFFFFFFFFu);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_ACCESS_TRANSFER_READ_BIT);
+  }
+  auto copy = [&](VkBuffer src, VkDeviceSize dst_offset, VkDeviceSize bytes) {
+    if (bytes == 0) return;
+    const VkBufferCopy region{0, dst_offset, bytes};
+    vkCmdCopyBuffer(cmd, src, staging.buffer, 1, &region);
+  };
+  copy(splats_.buffer, 0, splat_bytes);
+  copy(tile_ids_.vk(), o_tiles, rec);
+  copy(keys_.vk(), o_keys, rec);
+  copy(ids_.vk(), o_ids, rec);
+  copy(sorted_keys_.vk(), o_skeys, rec);
+  copy(sorted_ids_.vk(), o_sids, rec);
+  copy(offsets_.vk(), o_off, off_bytes);
+  VkBufferImageCopy region{};
+  region.bufferOffset = o_img;
+  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  region.imageExtent = {c.width, c.height, 1};
+  vkCmdCopyImageToBuffer(cmd, image_, VK_IMAGE_LAYOUT_GENERAL, staging.buffer, 1, &region);
+  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                 VK_ACCESS_HOST_READ_BIT);
+  DEMO_VK(vkEndCommandBuffer(cmd));
+  submit(cmd, last_value, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, last_value + 1);
+  host_wait(last_value + 1);
+
+  const auto* base = static_cast<const std::uint8_t*>(staging.mapped);
+  auto words = [&](VkDeviceSize offset, std::uint64_t count) {
+    const auto* p = reinterpret_cast<const std::uint32_t*>(base + offset);
+    return std::vector<std::uint32_t>(p, p + count);
+  };
+  FrameReadback f;
+  f.constants = c;
+  f.sort_depth = last->sort_depth;
+  f.counters = counters;
+  f.splats.resize(c.num_particles);
+  std::memcpy(f.splats.data(), base, splat_bytes);
+  f.tile_ids = words(o_tiles, n);
+  f.keys = words(o_keys, n);
+  f.ids = words(o_ids, n);
+  f.sorted_keys = words(o_skeys, n);
+  f.sorted_ids = words(o_sids, n);
+  f.offsets = words(o_off, num_tiles + 1);
+  image->assign(base + o_img, base + o_img + image_bytes);
+  f.image = *image;
+  return verify_frame(f);
+}
+
+int Renderer::finish(std::uint64_t frames_done) {
+  if (frames_done == 0) return kExitOk;
+  const std::uint64_t last_value = 3 * (frames_done - 1) + 3;
+  host_wait(last_value);
+  for (std::uint64_t g = frames_done - std::min<std::uint64_t>(frames_done, kSlots); g < frames_done; ++g)
+    collect(std::uint32_t(g % kSlots));
+  if (gpu_) ts_check(read_bin_and_sort_status(workspace_.p, plan_, stream_.s), "bin_and_sort (device status)");
+
+  // Summary over the measured frames (the first one warms caches and JITs).
+  std::vector<double> frame_ms, sort_ms, emit_ms, comp_ms, records;
+  for (std::size_t i = all_.size() > 1 ? 1 : 0; i < all_.size(); ++i) {
+    const FrameStats& s = all_[i];
+    if (s.frame_ms >= 0) frame_ms.push_back(s.frame_ms);
+    if (s.sort_ms >= 0) sort_ms.push_back(s.sort_ms);
+    if (s.emit_ms >= 0) emit_ms.push_back(s.emit_ms);
+    if (s.composite_ms >= 0) comp_ms.push_back(s.composite_ms);
+    records.push_back(s.counters.num_records);
+  }
+  const double sort_med = median(sort_ms), rec_med = median(records);
+  const SlotState& last = slots_[(frames_done - 1) % kSlots];
+  std::printf("summary: %s\n", path_.c_str());
+  std::printf("summary: %llu frames, %u particles, %ux%u, %u px tiles (%u tiles), depth sort %s\n",
+              (unsigned long long)frames_done, last.constants.num_particles, opt_.width, opt_.height,
+              last.constants.tile_size, last.constants.tiles_x * last.constants.tiles_y, last.sort_depth ? "on" : "off");
+  std::printf("summary: median frame %.3f ms, emit %.3f ms, sort %.3f ms (%s), composite %.3f ms\n", median(frame_ms),
+              median(emit_ms), sort_med, gpu_ ? "CUDA events" : "host clock", median(comp_ms));
+  std::printf("summary: median %.0f records/frame, %.1f Mrecords/s sorted\n", rec_med,
+              sort_med > 0 ? rec_med / sort_med * 1e-3 : 0.0);
+  std::fflush(stdout);
+
+  const bool verify = opt_.verify < 0 ? headless_ : opt_.verify == 1;
+  const bool write_image = headless_ || !opt_.out.empty();
+  if (!verify && !write_image) return kExitOk;
+  std::vector<std::uint8_t> image;
+  const VerifyResult result = read_back_and_verify(last_value, &image);
+  int code = kExitOk;
+  if (verify) {
+    std::printf("verify: %s\n", result.summary().c_str());
+    if (!result.ok) code = kExitVerifyFailed;
+  }
+  if (write_image) {
+    std::string path = opt_.out;
+    if (path.empty()) {  // beside the executable (the build folder), never relative to the cwd
+      char exe[4096] = {};
+      const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+      std::string dir = len > 0 ? std::string(exe, std::size_t(len)) : std::string();
+      dir = dir.substr(0, dir.find_last_of('/'));
+      path = (dir.empty() ? std::string(".") : dir) + "/tilesort-demo.ppm";
+    }
+    std::string error;
+    if (!write_ppm(path, opt_.width, opt_.height, image.data(), std::size_t(opt_.width) * 4, &error))
+      throw DemoError(error);
+    std::printf("image: %s\n", path.c_str());
+  }
+  std::fflush(stdout);
+  return code;
+}
+
+// --- window, swapchain, overlay ------------------------------------------------------------------------------
+#if TILESORT_DEMO_WINDOW
+void Renderer::create_window() {
+  glfw_.initialised = true;  // run_demo initialised GLFW
+  glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
+  glfw_.window = glfwCreateWindow(int(opt_.width), int(opt_.height), "tilesort demo: per-tile depth sorting", nullptr,
+                                  nullptr);
+  if (!glfw_.window) throw DemoError("glfwCreateWindow failed: " + g_glfw_error);
+}
+
+void Renderer::create_swapchain() {
+  const VkDevice dev = device_.device_;
+  DEMO_VK(vkDeviceWaitIdle(dev));
+  swapchain_dirty_ = false;
+  VkSurfaceCapabilitiesKHR caps{};
+  DEMO_VK(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(physical_, instance_.surface_, &caps));
+  if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT))
+    throw DemoError("the surface's images cannot be blit targets (no TRANSFER_DST usage)");
+  if (swap_format_ == VK_FORMAT_UNDEFINED) {
+    std::uint32_t n = 0;
+    DEMO_VK(vkGetPhysicalDeviceSurfaceFormatsKHR(physical_, instance_.surface_, &n, nullptr));
+    std::vector<VkSurfaceFormatKHR> formats(n);
+    DEMO_VK(vkGetPhysicalDeviceSurfaceFormatsKHR(physical_, instance_.surface_, &n, formats.data()));
+    if (formats.empty()) throw DemoError("the surface offers no formats");
+    swap_format_ = formats[0].format;
+    // The composite writes sRGB-encoded values already: a UNORM target keeps them as they are.
+    for (const auto& f : formats)
+      if (f.format == VK_FORMAT_B8G8R8A8_UNORM || f.format == VK_FORMAT_R8G8B8A8_UNORM) swap_format_ = f.format;
+    VkFormatProperties fp{};
+    vkGetPhysicalDeviceFormatProperties(physical_, swap_format_, &fp);
+    if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_DST_BIT))
+      throw DemoError("the swapchain format cannot be a blit destination");
+    VkAttachmentDescription colour{};
+    colour.format = swap_format_;
+    colour.samples = VK_SAMPLE_COUNT_1_BIT;
+    colour.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;  // the blit's picture stays under the overlay
+    colour.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
+    colour.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
+    colour.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
+    colour.initialLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
+    colour.finalLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+    const VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
+    VkSubpassDescription subpass{};
+    subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
+    subpass.colorAttachmentCount = 1;
+    subpass.pColorAttachments = &ref;
+    VkRenderPassCreateInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
+    rp.attachmentCount = 1;
+    rp.pAttachments = &colour;
+    rp.subpassCount = 1;
+    rp.pSubpasses = &subpass;
+    VkRenderPass pass = VK_NULL_HANDLE;
+    DEMO_VK(vkCreateRenderPass(dev, &rp, nullptr, &pass));
+    render_pass_ = RenderPass(dev, pass);
+  }
+  std::uint32_t n_modes = 0;
+  DEMO_VK(vkGetPhysicalDeviceSurfacePresentModesKHR(physical_, instance_.surface_, &n_modes, nullptr));
+  std::vector<VkPresentModeKHR> modes(n_modes);
+  DEMO_VK(vkGetPhysicalDeviceSurfacePresentModesKHR(physical_, instance_.surface_, &n_modes, modes.data()));
+  VkPresentModeKHR mode = VK_PRESENT_MODE_FIFO_KHR;  // always available
+  if (!vsync_)
+    for (VkPresentModeKHR m : {VK_PRESENT_MODE_MAILBOX_KHR, VK_PRESENT_MODE_IMMEDIATE_KHR})
+      if (mode == VK_PRESENT_MODE_FIFO_KHR && std::find(modes.begin(), modes.end(), m) != modes.end()) mode = m;
+  int fw = 0, fh = 0;
+  glfwGetFramebufferSize(glfw_.window, &fw, &fh);
+  swap_extent_ = caps.currentExtent;
+  if (swap_extent_.width == UINT32_MAX) {
+    swap_extent_.width = std::clamp(std::uint32_t(fw), caps.minImageExtent.width, caps.maxImageExtent.width);
+    swap_extent_.height = std::clamp(std::uint32_t(fh), caps.minImageExtent.height, caps.maxImageExtent.height);
+  }
+  std::uint32_t images = caps.minImageCount + 1;
+  if (caps.maxImageCount) images = std::min(images, caps.maxImageCount);
+  VkSwapchainCreateInfoKHR info{VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR};
+  info.surface = instance_.surface_;
+  info.minImageCount = images;
+  info.imageFormat = swap_format_;
+  info.imageColorSpace = VK_COLOR_SPACE_SRGB_NONLINEAR_KHR;
+  info.imageExtent = swap_extent_;
+  info.imageArrayLayers = 1;
+  info.imageUsage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+  info.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  info.preTransform = caps.currentTransform;
+  info.compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
+  info.presentMode = mode;
+  info.clipped = VK_TRUE;
+  info.oldSwapchain = swapchain_;
+  VkSwapchainKHR sc = VK_NULL_HANDLE;
+  DEMO_VK(vkCreateSwapchainKHR(dev, &info, nullptr, &sc));
+  framebuffers_.clear();
+  swap_views_.clear();
+  swapchain_ = Swapchain(dev, sc);  // destroys the old one (the device is idle)
+  std::uint32_t count = 0;
+  DEMO_VK(vkGetSwapchainImagesKHR(dev, sc, &count, nullptr));
+  swap_images_.resize(count);
+  DEMO_VK(vkGetSwapchainImagesKHR(dev, sc, &count, swap_images_.data()));
+  render_done_.resize(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+    view.image = swap_images_[i];
+    view.viewType = VK_IMAGE_VIEW_TYPE_2D;
+    view.format = swap_format_;
+    view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+    VkImageView v = VK_NULL_HANDLE;
+    DEMO_VK(vkCreateImageView(dev, &view, nullptr, &v));
+    swap_views_.emplace_back(dev, v);
+    VkFramebufferCreateInfo fb{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
+    fb.renderPass = render_pass_;
+    fb.attachmentCount = 1;
+    fb.pAttachments = swap_views_.back().ptr();
+    fb.width = swap_extent_.width;
+    fb.height = swap_extent_.height;
+    fb.layers = 1;
+    VkFramebuffer f = VK_NULL_HANDLE;
+    DEMO_VK(vkCreateFramebuffer(dev, &fb, nullptr, &f));
+    framebuffers_.emplace_back(dev, f);
+    if (render_done_[i].get() == VK_NULL_HANDLE) render_done_[i] = create_semaphore(dev, false);
+  }
+  if (imgui_ready_) ImGui_ImplVulkan_SetMinImageCount(std::max<std::uint32_t>(2, caps.minImageCount));
+}
+
+void check_imgui_vk(VkResult r) { vk_check(r, "Dear ImGui Vulkan backend"); }
+
+void Renderer::init_imgui() {
+  const VkDevice dev = device_.device_;
+  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 16};
+  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool_info.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
+  pool_info.maxSets = 16;
+  pool_info.poolSizeCount = 1;
+  pool_info.pPoolSizes = &size;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  DEMO_VK(vkCreateDescriptorPool(dev, &pool_info, nullptr, &pool));
+  imgui_pool_ = DescriptorPool(dev, pool);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini in the working directory
+  ImGui::StyleColorsDark();
+  imgui_ready_ = true;  // from here on the destructor shuts the backends down
+  if (!ImGui_ImplGlfw_InitForVulkan(glfw_.window, true)) throw DemoError("ImGui_ImplGlfw_InitForVulkan failed");
+  ImGui_ImplVulkan_InitInfo info{};
+  info.Instance = instance_.instance_;
+  info.PhysicalDevice = physical_;
+  info.Device = dev;
+  info.QueueFamily = family_;
+  info.Queue = queue_;
+  info.DescriptorPool = pool;
+  info.MinImageCount = 2;
+  info.ImageCount = std::uint32_t(swap_images_.size());
+  info.MSAASamples = VK_SAMPLE_COUNT_1_BIT;
+  info.CheckVkResultFn = check_imgui_vk;
+  if (!ImGui_ImplVulkan_Init(&info, render_pass_)) throw DemoError("ImGui_ImplVulkan_Init failed");
+  // The built-in font (ProggyClean, compiled into imgui): nothing is loaded from disk.
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = command_pool_;
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  DEMO_VK(vkAllocateCommandBuffers(dev, &alloc, &cmd));
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  DEMO_VK(vkBeginCommandBuffer(cmd, &begin));
+  ImGui_ImplVulkan_CreateFontsTexture(cmd);
+  DEMO_VK(vkEndCommandBuffer(cmd));
+  VkSubmitInfo submit_info{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit_info.commandBufferCount = 1;
+  submit_info.pCommandBuffers = &cmd;
+  DEMO_VK(vkQueueSubmit(queue_, 1, &submit_info, VK_NULL_HANDLE));
+  DEMO_VK(vkQueueWaitIdle(queue_));  // set-up only
+  vkFreeCommandBuffers(dev, command_pool_, 1, &cmd);
+  ImGui_ImplVulkan_DestroyFontUploadObjects();
+}
+
+void Renderer::handle_input(float dt) {
+  (void)dt;
+  const ImGuiIO& io = ImGui::GetIO();
+  if (!io.WantCaptureMouse) {
+    if (io.MouseDown[0]) {
+      yaw_ -= io.MouseDelta.x * 0.005f;
+      pitch_ = std::clamp(pitch_ + io.MouseDelta.y * 0.005f, -1.4f, 1.4f);
+      auto_rotate_ = auto_rotate_ && io.MouseDelta.x == 0.0f && io.MouseDelta.y == 0.0f;
+    }
+    distance_ = std::clamp(distance_ * std::pow(0.9f, io.MouseWheel), 1.5f, 30.0f);
+  }
+  if (!io.WantCaptureKeyboard) {
+    if (ImGui::IsKeyPressed(GLFW_KEY_SPACE)) paused_ = !paused_;
+    if (ImGui::IsKeyPressed(GLFW_KEY_S)) sort_depth_ = !sort_depth_;
+    if (ImGui::IsKeyPressed(GLFW_KEY_H)) heatmap_ = !heatmap_;
+    if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) glfwSetWindowShouldClose(glfw_.window, GLFW_TRUE);
+  }
+}
+
+void Renderer::draw_overlay() {
+  ImGui_ImplVulkan_NewFrame();
+  ImGui_ImplGlfw_NewFrame();
+  ImGui::NewFrame();
+  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowBgAlpha(0.8f);
+  ImGui::Begin("tilesort: per-tile depth sorting", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
+  ImGui::Text("Vulkan: %s", props_.deviceName);
+  ImGui::PushTextWrapPos(460.0f);
+  ImGui::TextUnformatted(path_.c_str());
+  ImGui::PopTextWrapPos();
+  const std::uint32_t tx = tiles_along(opt_.width, tile_size_), ty = tiles_along(opt_.height, tile_size_);
+  ImGui::Text("%ux%u px, %u px tiles: %u x %u = %u tiles", opt_.width, opt_.height, tile_size_, tx, ty, tx * ty);
+  ImGui::Separator();
+  std::vector<double> frame, emit, sort, comp, records;
+  std::vector<float> sort_plot;
+  std::uint32_t max_tile = 0, dropped = 0;
+  for (const FrameStats& s : history_) {
+    if (s.frame_ms >= 0) frame.push_back(s.frame_ms);
+    if (s.emit_ms >= 0) emit.push_back(s.emit_ms);
+    if (s.sort_ms >= 0) sort.push_back(s.sort_ms);
+    if (s.composite_ms >= 0) comp.push_back(s.composite_ms);
+    records.push_back(s.counters.num_records);
+    sort_plot.push_back(float(std::max(0.0, s.sort_ms)));
+    max_tile = s.counters.max_tile;
+    dropped = s.counters.requested - s.counters.num_records;
+  }
+  const double fm = median(frame), sm = median(sort), rm = median(records);
+  ImGui::Text("frame      %7.2f ms  (%5.0f fps)", fm, fm > 0 ? 1000.0 / fm : 0.0);
+  ImGui::Text("emit       %7.3f ms  (Vulkan timestamps)", median(emit));
+  ImGui::Text("sort       %7.3f ms  (%s)", sm, gpu_ ? "CUDA events" : "host clock");
+  ImGui::Text("composite  %7.3f ms  (Vulkan timestamps)", median(comp));
+  ImGui::Text("records    %9.0f / frame, fullest tile %u", rm, max_tile);
+  ImGui::Text("throughput %7.1f M sorted records/s", sm > 0 ? rm / sm * 1e-3 : 0.0);
+  if (dropped) ImGui::TextColored(ImVec4(1, 0.4f, 0.3f, 1), "%u records did not fit (raise --records-per-particle)", dropped);
+  if (!sort_plot.empty())
+    ImGui::PlotLines("sort ms", sort_plot.data(), int(sort_plot.size()), 0, nullptr, 0.0f,
+                     1.25f * *std::max_element(sort_plot.begin(), sort_plot.end()) + 1e-3f, ImVec2(300, 50));
+  ImGui::Text("(medians of the last %zu frames)", history_.size());
+  ImGui::Separator();
+  int particles = int(particles_);
+  if (ImGui::SliderInt("particles", &particles, 1024, int(max_particles_), "%d", ImGuiSliderFlags_Logarithmic))
+    particles_ = std::uint32_t(std::clamp(particles, 1, int(max_particles_)));
+  int tile = int(tile_size_);
+  ImGui::Text("tile size");
+  for (int t : {8, 16, 32}) {
+    ImGui::SameLine();
+    ImGui::RadioButton((std::to_string(t) + " px").c_str(), &tile, t);
+  }
+  tile_size_ = std::uint32_t(tile);
+  ImGui::Checkbox("depth sort (S)", &sort_depth_);
+  ImGui::SameLine();
+  ImGui::Checkbox("heat-map (H)", &heatmap_);
+  ImGui::Checkbox("pause (space)", &paused_);
+  ImGui::SameLine();
+  ImGui::Checkbox("auto-rotate", &auto_rotate_);
+  if (ImGui::Checkbox("vsync", &vsync_)) swapchain_dirty_ = true;
+  ImGui::TextDisabled("drag: orbit, wheel: zoom, esc: quit");
+  ImGui::End();
+  ImGui::Render();
+}
+#else
+void Renderer::create_window() {}
+void Renderer::create_swapchain() {}
+void Renderer::init_imgui() {}
+void Renderer::draw_overlay() {}
+void Renderer::handle_input(float) {}
+#endif
+
+}  // namespace
+
+int run_demo(const Options& options) {
+  bool headless = options.headless;
+  std::string why;
+  if (!headless) {
+#if TILESORT_DEMO_WINDOW
+    const char* x11 = std::getenv("DISPLAY");
+    const char* wayland = std::getenv("WAYLAND_DISPLAY");
+    if ((!x11 || !*x11) && (!wayland || !*wayland)) {
+      why = "no DISPLAY or WAYLAND_DISPLAY";
+    } else {
+      glfwSetErrorCallback(on_glfw_error);
+      if (!glfwInit()) {
+        why = "glfwInit failed: " + g_glfw_error;
+      } else if (!glfwVulkanSupported()) {
+        glfwTerminate();
+        why = "GLFW finds no Vulkan loader with surface support";
+      }
+    }
+#else
+    why = "built without GLFW / Dear ImGui";
+#endif
+    if (!why.empty()) {
+      if (options.window) throw DemoError("--window: no window possible: " + why);
+      headless = true;
+    }
+  }
+  Renderer renderer(options, headless);
+  renderer.init(why);
+  return renderer.run();
+}
+
+}  // namespace demo
+}  // namespace tilesort

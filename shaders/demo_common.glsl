@@ -1,0 +1,68 @@
+// Shared by the demo's compute shaders (demo_emit.comp, demo_finalize.comp,
+// demo_composite.comp). The C++ mirrors are in demo/src/demo_core.hpp
+// (FrameConstants, Splat, footprint(), the particle generator constants):
+// keep both sides in step.
+
+// Push constants: 112 bytes (the Vulkan minimum limit is 128).
+layout(push_constant) uniform Frame {
+  uint num_particles;
+  uint width;          // render target, pixels
+  uint height;
+  uint tile_size;      // 8, 16 or 32 pixels
+  uint tiles_x;
+  uint tiles_y;
+  uint capacity;       // records the emission buffers hold
+  uint flags;          // FLAG_* below
+  float time;          // animation time, seconds
+  float focal;         // pixels per unit at depth 1
+  float max_radius_px; // screen radius clamp: bounds the tiles one particle touches
+  float heat_scale;    // 1 / log2(1 + records in the fullest tile)
+  vec4 cam_pos;
+  vec4 cam_right;
+  vec4 cam_up;
+  vec4 cam_forward;
+} frame;
+
+const uint FLAG_HEATMAP = 1u;
+
+// One projected particle: what the composite pass reads per record, and what
+// the host-side verification re-derives the records from.
+struct Splat {
+  vec4 pos;    // x, y (pixels), radius (pixels), view depth
+  uvec4 info;  // rgba8 colour (alpha = opacity), tile rect lo (x0 | y0 << 16), hi (x1 | y1 << 16), visible
+};
+
+// Order-preserving u32 code of a float: exactly tilesort::depth_key
+// (sorter/include/tilesort/emit.cuh, KeyCodec<u32> floating).
+uint depth_key(float depth) {
+  const uint raw = floatBitsToUint(depth);
+  const uint twiddled = (raw & 0x80000000u) != 0u ? ~raw : (raw ^ 0x80000000u);
+  return twiddled - 0x007FFFFFu;
+}
+
+// Tiles a screen-space disc touches: its bounding square, clipped to the
+// screen. Returns false when none. `precise` keeps the compiler from
+// contracting or reassociating, so the host mirror (footprint() in
+// demo_core.hpp) computes bit-identical bounds: subtraction and a multiply by
+// a power of two are exactly rounded on both sides.
+bool tile_rect(float x, float y, float r, out uvec4 rect) {
+  precise float inv = 1.0 / float(frame.tile_size);
+  precise float fx0 = floor((x - r) * inv);
+  precise float fy0 = floor((y - r) * inv);
+  precise float fx1 = floor((x + r) * inv);
+  precise float fy1 = floor((y + r) * inv);
+  if (fx1 < 0.0 || fy1 < 0.0 || fx0 >= float(frame.tiles_x) || fy0 >= float(frame.tiles_y)) return false;
+  rect = uvec4(uint(max(fx0, 0.0)), uint(max(fy0, 0.0)), uint(min(fx1, float(frame.tiles_x - 1u))),
+               uint(min(fy1, float(frame.tiles_y - 1u))));
+  return true;
+}
+
+uint hash32(uint x) {  // lowbias32 (Chris Wellons)
+  x ^= x >> 16;
+  x *= 0x7feb352du;
+  x ^= x >> 15;
+  x *= 0x846ca68bu;
+  x ^= x >> 16;
+  return x;
+}
+float unit_float(uint h) { return (float(h >> 8) + 0.5) * (1.0 / 16777216.0); }  // (0, 1)
