@@ -312,12 +312,23 @@ TEST(DemoCore, VerifyAllowsWholeParticlesDroppedAtCapacity) {
   const td::VerifyResult r = td::verify_frame(f);
   EXPECT_TRUE(r.ok) << r.summary();
   EXPECT_EQ(r.dropped, requested - keep);
-  // A partial particle is never allowed.
-  f.tile_ids.pop_back();
-  f.keys.pop_back();
-  f.ids.pop_back();
-  f.counters.num_records = f.counters.first_unfit = std::uint32_t(keep - 1);
-  const td::SortedRecords s2 = td::reference_sort({f.tile_ids.data(), f.keys.data(), f.ids.data(), keep - 1},
+  // A partial particle is never allowed: drop whole particles from the end
+  // until the last one has several records (a one-record particle cut short
+  // would be a whole drop), then cut one record off it.
+  const auto run_start = [&](std::size_t end) {
+    std::size_t begin = end;
+    while (begin > 0 && f.ids[begin - 1] == f.ids[end - 1]) --begin;
+    return begin;
+  };
+  std::size_t end = keep;
+  while (end > 0 && end - run_start(end) < 2) end = run_start(end);
+  ASSERT_GT(end, 0u) << "the synthetic frame has no particle with two records; " << tstest::seed_message();
+  const std::size_t cut = end - 1;
+  f.tile_ids.resize(cut);
+  f.keys.resize(cut);
+  f.ids.resize(cut);
+  f.counters.num_records = f.counters.first_unfit = std::uint32_t(cut);
+  const td::SortedRecords s2 = td::reference_sort({f.tile_ids.data(), f.keys.data(), f.ids.data(), cut},
                                                   f.constants.tiles_x * f.constants.tiles_y, true);
   f.sorted_keys = s2.keys;
   f.sorted_ids = s2.ids;

@@ -33,11 +33,17 @@ enum class BlockAlgorithm { bitonic, radix, merge, none };
 /// keys-only sorts and 64-bit keys. BlockSort's (key, position) words cost
 /// little beside a 32-bit key and a value, but for keys only or 64-bit keys
 /// the cub sorts measured faster (block and segmented bench suites, H200).
-template <int THREADS_, int ITEMS_, BlockAlgorithm ALGORITHM_, BlockAlgorithm FALLBACK_, int RADIX_BITS_ = 4>
+/// STAGE_VALUES: the BlockSort path gathers values into shared memory instead
+/// of registers, and skips the narrow-word path (keys, positions and values
+/// of 16 items, or a second network, do not fit the 64 registers a
+/// 1024-thread block allows).
+template <int THREADS_, int ITEMS_, BlockAlgorithm ALGORITHM_, BlockAlgorithm FALLBACK_, int RADIX_BITS_ = 4,
+          bool STAGE_VALUES_ = false>
 struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr BlockAlgorithm kAlgorithm = ALGORITHM_;
   static constexpr BlockAlgorithm kFallbackAlgorithm = FALLBACK_;
   static constexpr int kRadixBits = RADIX_BITS_;
+  static constexpr bool kStageValues = STAGE_VALUES_;
 };
 
 /// Hopper (sm_90) tuning; also used on every GPU whose blocks can have the
@@ -65,7 +71,7 @@ struct Sm90Policy {
                  BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 5>,    // 1025..2048
                  BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 5>,   // 2049..4096
                  BlockSortShape<512, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, 5>,     // 4097..8192
-                 BlockSortShape<1024, 16, BlockAlgorithm::bitonic, BlockAlgorithm::none>>;      // 8193..16384
+                 BlockSortShape<1024, 16, BlockAlgorithm::bitonic, BlockAlgorithm::none, 4, true>>;  // 8193..16384
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;

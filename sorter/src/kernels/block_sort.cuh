@@ -50,9 +50,7 @@ struct BlockSorter {
       std::conditional_t<kRadix,
                          cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax, Position, Shape::kRadixBits>,
                          cub::BlockMergeSort<Bits, Shape::kThreads, Shape::kItemsMax, Position>>>;
-  // The BlockSort path permutes values in shared memory (the sort's storage,
-  // free by then): a coalesced load instead of a gather from global memory.
-  static constexpr bool kStageValues = kBitonic && kHasValues<Value>;
+  static constexpr bool kStageValues = kBitonic && kHasValues<Value> && Shape::kStageValues;
   union TempStorage {
     typename Load::TempStorage load;
     typename Sort::TempStorage sort;
@@ -85,62 +83,50 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   // Bits above the task's high bit are equal within it, so they can go. Not
   // in the 1024-thread shape: a second network there spills (64 registers).
   constexpr bool kNarrowCapable =
-      sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems && Shape::kThreads < 1024;
+      sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems && !Shape::kStageValues;
   bool narrow = false;
+  if constexpr (kNarrowCapable) narrow = needs_sort && task_high_bit(task) - data.begin_bit <= 16;
   std::uint32_t position[kItems];
-  if constexpr (kNarrowCapable) {
-    narrow = needs_sort && task_high_bit(task) - data.begin_bit <= 16;
-    if (narrow) {
+  if (narrow) {
+    if constexpr (kNarrowCapable) {
       // In place: the keys are gathered again below.
       const int width = task_high_bit(task) - data.begin_bit;
 #pragma unroll
       for (int i = 0; i < kItems; ++i) key[i] = (key[i] >> data.begin_bit) & ((1u << width) - 1u);
       typename Sorter::Sort(storage.sort).template SortPositionsNarrow<true>(key, int(task.length), position);
     }
-  }
-  if (!narrow) {
-    if (needs_sort) {
-      typename Sorter::Sort(storage.sort).template SortPositions<true>(key, int(task.length), position);
-    } else {
+  } else if (needs_sort) {
+    typename Sorter::Sort(storage.sort).template SortPositions<true>(key, int(task.length), position);
+  } else {
 #pragma unroll
-      for (int i = 0; i < kItems; ++i) position[i] = std::uint32_t(t * kItems + i);
-    }
+    for (int i = 0; i < kItems; ++i) position[i] = std::uint32_t(t * kItems + i);
   }
   const auto tile_position = [&](int i) {
     return needs_sort ? std::uint32_t(i * Shape::kThreads + t) : std::uint32_t(t * kItems + i);
   };
   // Keys come out masked (or narrowed) to the compared bits; unless that is
   // all of them, gather the originals like the values.
-  const bool gather_keys = (kNarrowCapable && narrow) || data.compare_mask != kAllOnes<Bits> || !needs_sort;
+  const bool gather_keys = narrow || data.compare_mask != kAllOnes<Bits> || !needs_sort;
 
-  // Keys that need no gather were all read before the sort's barriers: store
-  // them now, so that only the positions stay live from here on.
-  if (!gather_keys) {
-#pragma unroll
-    for (int i = 0; i < kItems; ++i)
-      if (tile_position(i) < task.length) data.keys[task.begin + tile_position(i)] = data.codec.decode(key[i]);
-  }
-  if constexpr (Sorter::kStageValues) {
-    __syncthreads();  // every thread is done with the sort's words: the storage becomes the value stage
-    const Value* src_values = data.value_source(task) + task.begin;
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const std::uint32_t p = std::uint32_t(i * Shape::kThreads + t);
-      if (p < task.length) storage.staged_values[p] = src_values[p];
-    }
-  }
-  if (gather_keys) {
-#pragma unroll
-    for (int i = 0; i < kItems; ++i)
-      if (tile_position(i) < task.length) key[i] = data.codec.encode(src_keys[position[i]]);
-  }
-  __syncthreads();  // in place: all reads of the segment precede the writes below
+  Value value[Sorter::kStageValues ? 1 : kItems];
+  if constexpr (Sorter::kStageValues) __syncthreads();  // the sort's storage becomes the staging area
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const std::uint32_t p = tile_position(i);
     if (p < task.length) {
-      if (gather_keys) data.keys[task.begin + p] = data.codec.decode(key[i]);
-      if constexpr (Sorter::kStageValues) data.values[task.begin + p] = storage.staged_values[position[i]];
+      if (gather_keys) key[i] = data.codec.encode(src_keys[position[i]]);
+      if constexpr (Sorter::kStageValues) storage.staged_values[p] = data.value_source(task)[task.begin + position[i]];
+      else if constexpr (kHasValues<Value>) value[i] = data.value_source(task)[task.begin + position[i]];
+    }
+  }
+  __syncthreads();  // in place: all reads of the segment precede the writes
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = tile_position(i);
+    if (p < task.length) {
+      data.keys[task.begin + p] = data.codec.decode(key[i]);
+      if constexpr (Sorter::kStageValues) data.values[task.begin + p] = storage.staged_values[p];
+      else if constexpr (kHasValues<Value>) data.values[task.begin + p] = value[i];
     }
   }
 }
