@@ -6,8 +6,9 @@
 #
 #   scripts/device_check.sh BIN_DIR OUT_DIR COMMIT
 #
-# BIN_DIR holds tilesort_*_tests and tilesort-bench (built on another machine
-# is fine: they link the CUDA runtime statically). Vulkan tests need the
+# BIN_DIR holds tilesort_*_tests, tilesort-bench and (optionally)
+# tilesort-demo with lib/ (built on another machine is fine: they link the
+# CUDA runtime statically). Vulkan tests need the
 # loader and driver set up by the caller (see docs/interop.md).
 # Writes OUT_DIR/summary.txt, bench.{md,json}, suites.md and logs.tar.gz (every
 # log and suite report): few files, because the device tool returns at most 8.
@@ -63,5 +64,21 @@ for suite in $suites; do
   echo "suite $suite: exit $rc" | tee -a "$out/summary.txt"
   { [ -f "$logs/suite-$suite.md" ] && cat "$logs/suite-$suite.md"; echo; } >>"$out/suites.md"
 done
+
+# The demo's GPU path, headless: every run verifies its last frame (records,
+# order, offsets, image) and must exit 0; the corrupted run must exit 2.
+# BIN_DIR/lib holds the shared libraries a bare machine lacks (libglfw).
+if [ -x "$bin/tilesort-demo" ]; then
+  for args in "--particles 1000000" "--particles 4000000" "--particles 4000000 --tile 8 --records-per-particle 16" \
+              "--particles 4000000 --tile 32" "--particles 1000000 --no-sort"; do
+    log="$logs/demo-$(echo "$args" | tr ' ' '_').txt"
+    LD_LIBRARY_PATH="$bin/lib:${LD_LIBRARY_PATH:-}" timeout 60 "$bin/tilesort-demo" --headless --gpu --frames 300 --quiet \
+      $args --out /tmp/tilesort-demo.ppm >"$log" 2>&1
+    echo "demo $args: exit $?; $(grep -E '^summary: median|^verify' "$log" | tr '\n' ' ')" | tee -a "$out/summary.txt"
+  done
+  LD_LIBRARY_PATH="$bin/lib:${LD_LIBRARY_PATH:-}" timeout 30 "$bin/tilesort-demo" --headless --gpu --frames 10 \
+    --particles 1000000 --corrupt-for-test --quiet --out /tmp/tilesort-demo.ppm >"$logs/demo-corrupt.txt" 2>&1
+  echo "demo --corrupt-for-test: exit $? (must be 2)" | tee -a "$out/summary.txt"
+fi
 
 tar -C "$out" -czf "$out/logs.tar.gz" logs && rm -rf "$logs"

@@ -57,12 +57,5 @@ bool tile_rect(float x, float y, float r, out uvec4 rect) {
   return true;
 }
 
-uint hash32(uint x) {  // lowbias32 (Chris Wellons)
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
+#include "hash.glsl"
 float unit_float(uint h) { return (float(h >> 8) + 0.5) * (1.0 / 16777216.0); }  // (0, 1)

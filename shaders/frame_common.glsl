@@ -38,14 +38,7 @@ layout(push_constant) uniform Frame {
   uint num_segments;
 } frame;
 
-uint hash32(uint x) {  // lowbias32 (Chris Wellons)
-  x ^= x >> 16;
-  x *= 0x7feb352du;
-  x ^= x >> 15;
-  x *= 0x846ca68bu;
-  x ^= x >> 16;
-  return x;
-}
+#include "hash.glsl"
 
 uint key_of(uint index) { return hash32(index ^ hash32(frame.seed)) & frame.key_mask; }
 uint checksum_a(uint value) { return hash32(value * 0x9e3779b9u + frame.seed); }
