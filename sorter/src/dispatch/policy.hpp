@@ -33,16 +33,21 @@ enum class BlockAlgorithm { bitonic, radix, merge, none };
 /// keys-only sorts and 64-bit keys. BlockSort's (key, position) words cost
 /// little beside a 32-bit key and a value, but for keys only or 64-bit keys
 /// the cub sorts measured faster (block and segmented bench suites, H200).
-/// STAGE_VALUES: the BlockSort path gathers values into shared memory instead
-/// of registers, and skips the narrow-word path (keys, positions and values
-/// of 16 items, or a second network, do not fit the 64 registers a
-/// 1024-thread block allows).
+/// Options of the BlockSort path:
+/// - NARROW_WORDS: sorts of at most 16 compared bits use (16-bit key, 16-bit
+///   position) words (block::BlockSort::SortPositionsNarrow), half the data
+///   of the usual words. The second network costs registers, so shapes whose
+///   occupancy or spills it hurts leave it off.
+/// - STAGE_VALUES: values are gathered into shared memory instead of
+///   registers (keys, positions and values of 16 items do not fit the 64
+///   registers a 1024-thread block allows).
 template <int THREADS_, int ITEMS_, BlockAlgorithm ALGORITHM_, BlockAlgorithm FALLBACK_, int RADIX_BITS_ = 4,
-          bool STAGE_VALUES_ = false>
+          bool NARROW_WORDS_ = true, bool STAGE_VALUES_ = false>
 struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr BlockAlgorithm kAlgorithm = ALGORITHM_;
   static constexpr BlockAlgorithm kFallbackAlgorithm = FALLBACK_;
   static constexpr int kRadixBits = RADIX_BITS_;
+  static constexpr bool kNarrowWords = NARROW_WORDS_;
   static constexpr bool kStageValues = STAGE_VALUES_;
 };
 
@@ -64,14 +69,16 @@ struct Sm90Policy {
   // The 8193..16384 shape needs 1024 threads x 16 items: BlockSort's words
   // (8.25 bytes per item) fit in 227 KB, cub's radix exchange for 64-bit keys
   // would spill at 64 registers per thread, so other types take the MSD path
-  // from 8193 keys as before.
+  // from 8193 keys as before. Narrow words stay off in the 64x4 shape (they
+  // took it from 56 to 64 registers; fixed-256 u32 pairs 4.04 -> 4.24 x copy)
+  // and in the 1024-thread one (spills).
   using BlockShapes =
-      std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge>,        // 129..256
+      std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, 4, false>,  // 129..256
                  BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 4>,    // 257..1024
                  BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 5>,    // 1025..2048
                  BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 5>,   // 2049..4096
                  BlockSortShape<512, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, 5>,     // 4097..8192
-                 BlockSortShape<1024, 16, BlockAlgorithm::bitonic, BlockAlgorithm::none, 4, true>>;  // 8193..16384
+                 BlockSortShape<1024, 16, BlockAlgorithm::bitonic, BlockAlgorithm::none, 4, false, true>>;  // 8193..16384
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;

@@ -80,10 +80,9 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   const bool needs_sort = task_high_bit(task) > data.begin_bit;
   // At most 16 bits to compare (quantised depths, or the last bits under an
   // MSD split): (key, position) fits one 32-bit word, half the data to move.
-  // Bits above the task's high bit are equal within it, so they can go. Not
-  // in the 1024-thread shape: a second network there spills (64 registers).
+  // Bits above the task's high bit are equal within it, so they can go.
   constexpr bool kNarrowCapable =
-      sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems && !Shape::kStageValues;
+      sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems && Shape::kNarrowWords;
   bool narrow = false;
   if constexpr (kNarrowCapable) narrow = needs_sort && task_high_bit(task) - data.begin_bit <= 16;
   std::uint32_t position[kItems];
