@@ -41,14 +41,19 @@ enum class BlockAlgorithm { bitonic, radix, merge, none };
 /// - STAGE_VALUES: values are gathered into shared memory instead of
 ///   registers (keys, positions and values of 16 items do not fit the 64
 ///   registers a 1024-thread block allows).
+/// - MIN_BLOCKS: blocks per SM the kernel for 32-bit keys with 32-bit values
+///   is compiled for (__launch_bounds__), which caps its registers at
+///   64K / (THREADS x MIN_BLOCKS); 0 leaves them to ptxas. Wider types keep 0:
+///   under the same cap their kernels spill hundreds of bytes.
 template <int THREADS_, int ITEMS_, BlockAlgorithm ALGORITHM_, BlockAlgorithm FALLBACK_, int RADIX_BITS_ = 4,
-          bool NARROW_WORDS_ = true, bool STAGE_VALUES_ = false>
+          bool NARROW_WORDS_ = true, bool STAGE_VALUES_ = false, int MIN_BLOCKS_ = 0>
 struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr BlockAlgorithm kAlgorithm = ALGORITHM_;
   static constexpr BlockAlgorithm kFallbackAlgorithm = FALLBACK_;
   static constexpr int kRadixBits = RADIX_BITS_;
   static constexpr bool kNarrowWords = NARROW_WORDS_;
   static constexpr bool kStageValues = STAGE_VALUES_;
+  static constexpr int kMinBlocks = MIN_BLOCKS_;
 };
 
 /// Hopper (sm_90) tuning; also used on every GPU whose blocks can have the
@@ -71,13 +76,16 @@ struct Sm90Policy {
   // would spill at 64 registers per thread, so other types take the MSD path
   // from 8193 keys as before. Narrow words stay off in the 64x4 shape (they
   // took it from 56 to 64 registers; fixed-256 u32 pairs 4.04 -> 4.24 x copy)
-  // and in the 1024-thread one (spills).
+  // and in the 1024-thread one (spills). 256x8 and 256x16 are compiled for
+  // 4 and 3 blocks per SM with u32 pairs (64 and 80 registers instead of 80
+  // and 128; 256x16 spills 68 bytes): same-run A/B on the H200, tiles16-1M
+  // 9.35-9.47 -> 8.80-9.00 x copy, fixed-4096 6.0 -> 5.9, the rest equal.
   using BlockShapes =
       std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, 4, false>,  // 129..256
                  BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 4>,    // 257..1024
-                 BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 5>,    // 1025..2048
-                 BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 5>,   // 2049..4096
-                 BlockSortShape<512, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, 5>,     // 4097..8192
+                 BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 5, true, false, 4>,    // 1025..2048
+                 BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 5, true, false, 3>,   // 2049..4096
+                 BlockSortShape<512, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, 5>,                    // 4097..8192
                  BlockSortShape<1024, 16, BlockAlgorithm::bitonic, BlockAlgorithm::none, 4, false, true>>;  // 8193..16384
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.

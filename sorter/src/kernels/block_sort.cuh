@@ -51,6 +51,7 @@ struct BlockSorter {
                          cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax, Position, Shape::kRadixBits>,
                          cub::BlockMergeSort<Bits, Shape::kThreads, Shape::kItemsMax, Position>>>;
   static constexpr bool kStageValues = kBitonic && kHasValues<Value> && Shape::kStageValues;
+  static constexpr int kMinBlocks = sizeof(Bits) == 4 && sizeof(Value) == 4 ? Shape::kMinBlocks : 0;
   union TempStorage {
     typename Load::TempStorage load;
     typename Sort::TempStorage sort;
@@ -205,7 +206,8 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
 /// One block per segment of class CLASS, then per MSD child of that class.
 /// Persistent grid: counts come from device memory.
 template <class Shape, int CLASS, class Bits, class Value>
-__global__ void __launch_bounds__(Shape::kThreads) block_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
+__global__ void __launch_bounds__(Shape::kThreads, (BlockSorter<Shape, Bits, Value>::kMinBlocks))
+    block_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
   enter_dependent_kernel();
   constexpr int kChildList = 1 + CLASS - kClassBlock0;
   using Storage = typename BlockSorter<Shape, Bits, Value>::TempStorage;
