@@ -13,10 +13,12 @@ namespace tilesort {
 namespace detail {
 
 /// Launches the one-block sort of size class CLASS unless no range of this
-/// call can reach it (decided from the plan's longest possible segment).
+/// call can reach it (the class is empty for this call, or longer than the
+/// plan's longest possible segment).
 template <class Shape, int CLASS, class Bits, class Value>
-cudaError_t launch_block_class(const LaunchContext& ctx, const SortData<Bits, Value>& data, std::uint32_t min_length) {
-  if (ctx.max_range < min_length) return cudaSuccess;
+cudaError_t launch_block_class(const LaunchContext& ctx, const SortData<Bits, Value>& data) {
+  const std::uint32_t min_length = block_class_min(ctx.block_limits.max_length, CLASS - kClassBlock0);
+  if (min_length > ctx.block_limits.max_length[CLASS - kClassBlock0] || ctx.max_range < min_length) return cudaSuccess;
   using Storage = typename BlockSorter<Shape, Bits, Value>::TempStorage;
   const auto kernel = block_sort_kernel<Shape, CLASS, Bits, Value>;
   int blocks = 0;
@@ -33,9 +35,7 @@ cudaError_t launch_block_classes(const LaunchContext& ctx, const SortData<Bits, 
   } else {
     using Shape = BlockShapeOf<Policy, B>;
     if constexpr (block_algorithm_for<Shape, Bits, Value>() != BlockAlgorithm::none) {
-      constexpr BlockClassLimits limits = block_class_limits<Policy>(int(sizeof(Bits)), kHasValues<Value>);
-      const cudaError_t err =
-          launch_block_class<Shape, kClassBlock0 + B>(ctx, data, block_class_min(limits.max_length, B));
+      const cudaError_t err = launch_block_class<Shape, kClassBlock0 + B>(ctx, data);
       if (err != cudaSuccess) return err;
     }
     return launch_block_classes<Policy, B + 1>(ctx, data);
@@ -72,9 +72,8 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
     if ((err = persistent_grid(reinterpret_cast<const void*>(scatter), Policy::Msd::kThreads, sizeof(Large), &scatter_blocks))) return err;
     for (int round = 0; round < ctx.num_msd_rounds; ++round) {
       const RoundLists rl = round_lists(lists, round);
-      const BlockClassLimits limits = block_class_limits<Policy>(int(sizeof(Bits)), kHasValues<Value>);
       err = launch_kernel(histogram, hist_blocks, Policy::Msd::kThreads, 0, ctx.stream, ctx.programmatic, data, lists,
-                          rl, ctx.num_msd_rounds, limits);
+                          rl, ctx.num_msd_rounds, ctx.block_limits);
       if (err != cudaSuccess) return err;
       err = launch_kernel(scatter, scatter_blocks, Policy::Msd::kThreads, sizeof(Large), ctx.stream, ctx.programmatic,
                           data, lists, rl);

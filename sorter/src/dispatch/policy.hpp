@@ -87,6 +87,11 @@ struct Sm90Policy {
                  BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 5, true, false, 3>,   // 2049..4096
                  BlockSortShape<512, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, 5>,                    // 4097..8192
                  BlockSortShape<1024, 16, BlockAlgorithm::bitonic, BlockAlgorithm::none, 4, false, true>>;  // 8193..16384
+  // Sorts of at most 16 compared bits send ranges longer than this to the
+  // MSD rounds instead of a one-block class: two 8-bit rounds finish them,
+  // and the 8193..16384 shape has no narrow words (binning suite, H200:
+  // tiles32-4M with 16-bit depths 10.34 x copy through MSD, 11.72 with it).
+  static constexpr std::uint32_t kNarrowOneBlockMax = 8192;
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;

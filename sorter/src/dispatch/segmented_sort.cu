@@ -171,11 +171,17 @@ cudaError_t launch_for_policy(const SortPlan& plan, const LaunchContext& ctx) {
   return cudaErrorInvalidValue;
 }
 
+/// The call's class limits: the policy's for these types, and for sorts of
+/// at most 16 bits none above Policy::kNarrowOneBlockMax (an emptied class
+/// keeps the limit of the class before it).
 template <class Policy>
-void fill_policy_bounds(CountSource& src, const SortPlan& plan) {
-  const BlockClassLimits limits =
+BlockClassLimits call_block_limits(const SortPlan& plan, int compared_bits) {
+  BlockClassLimits limits =
       block_class_limits<Policy>(int(size_of(plan.key_type)), plan.value_type != ValueType::none);
-  for (int b = 0; b < kNumBlockClasses; ++b) src.block_class_max[b] = limits.max_length[b];
+  for (int b = 1; b < kNumBlockClasses; ++b)
+    if (compared_bits <= 16 && limits.max_length[b] > Policy::kNarrowOneBlockMax)
+      limits.max_length[b] = limits.max_length[b - 1];
+  return limits;
 }
 
 /// Shared memory of block shape B for these types (0 where it has no algorithm).
@@ -363,10 +369,14 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   if ((err = cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device)))
     return Status::from_cuda(err, "querying the compute capability");
   ctx.programmatic = cc_major >= 9;
-  if (policy == PolicyKind::sm90) fill_policy_bounds<Sm90Policy>(src, plan);
+  const int compared_bits = end_bit - args.begin_bit;
 #ifdef TILESORT_WITH_SM75_POLICY
-  else fill_policy_bounds<Sm75Policy>(src, plan);
+  ctx.block_limits = policy == PolicyKind::sm90 ? call_block_limits<Sm90Policy>(plan, compared_bits)
+                                                : call_block_limits<Sm75Policy>(plan, compared_bits);
+#else
+  ctx.block_limits = call_block_limits<Sm90Policy>(plan, compared_bits);
 #endif
+  for (int b = 0; b < kNumBlockClasses; ++b) src.block_class_max[b] = ctx.block_limits.max_length[b];
   const std::uint32_t one_block_max = src.block_class_max[kNumBlockClasses - 1];
   const int digits = (end_bit - args.begin_bit + kDigitBits - 1) / kDigitBits;
   ctx.num_msd_rounds = max_segment > one_block_max ? std::min(Sm90Policy::kMaxMsdRounds, digits) : 0;
