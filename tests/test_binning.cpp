@@ -204,6 +204,12 @@ TEST(BinningHost, HostArgumentErrorsAreReportedBeforeLaunching) {
   g.num_records = 10;
   g.permutation = nullptr;
   EXPECT_EQ(tilesort::gather(fake, bytes, plan, g, nullptr).code(), StatusCode::invalid_argument);
+  // gather shares the other calls' workspace checks: a workspace that is not
+  // 256-byte aligned is refused, in the same words.
+  g.permutation = u32 + 128;
+  const tilesort::Status gathered = tilesort::gather(fake + 4, bytes, plan, g, nullptr);
+  EXPECT_EQ(gathered.code(), StatusCode::invalid_argument) << gathered.what();
+  EXPECT_STREQ(gathered.what(), tilesort::bin_and_sort(fake + 4, bytes, plan, good, nullptr).what());
 }
 
 TEST(BinningHost, BinStatusMessagesNameTheRecord) {

@@ -83,10 +83,12 @@ __global__ void __launch_bounds__(T) block_sort_kernel(const K* in_keys, const H
 }
 
 /// SortPositionsNarrow: one tile per block of 16-bit keys; writes the sorted
-/// keys and, per rank, the input position.
+/// keys and, per rank, the input position. It takes no input values (the
+/// second parameter only gives it run_tiles' argument list).
 template <int T, int I, bool STRIPED, BlockSortStrategy S>
-__global__ void __launch_bounds__(T) narrow_positions_kernel(const std::uint32_t* in_keys, std::uint32_t* out_keys,
-                                                             std::uint32_t* out_positions, const int* valid) {
+__global__ void __launch_bounds__(T) narrow_positions_kernel(const std::uint32_t* in_keys, const std::uint32_t*,
+                                                             std::uint32_t* out_keys, std::uint32_t* out_positions,
+                                                             const int* valid) {
   using Sort = tilesort::block::BlockSort<std::uint32_t, KeysOnly, T, I, S>;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   auto& temp = *reinterpret_cast<typename Sort::TempStorage*>(shared_raw);
@@ -230,6 +232,31 @@ void download(std::vector<T>& v, const DeviceBuffer& d) {
   std::memcpy(v.data(), bytes.data(), bytes.size());
 }
 
+/// Runs `kernel(in_keys, in_values, out_keys, out_values, per_tile, extra...)`
+/// on `blocks` blocks of `threads` (with `dynamic_smem` bytes of dynamic
+/// shared memory) and returns its outputs in `out`. The outputs start as
+/// copies of the input, so slots the kernel must not write compare equal.
+template <class K, class V, class PerTile, class... Params, class... Extra>
+void run_tiles(void (*kernel)(Params...), unsigned blocks, int threads, int dynamic_smem, const TileData<K, V>& in,
+               const std::vector<PerTile>& per_tile, TileData<K, V>& out, Extra... extra) {
+  DeviceBuffer d_in_k, d_in_v, d_out_k, d_out_v, d_per_tile;
+  ASSERT_NO_FATAL_FAILURE(upload(d_in_k, in.keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_in_v, in.values));
+  ASSERT_NO_FATAL_FAILURE(upload(d_out_k, in.keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_out_v, in.values));
+  ASSERT_NO_FATAL_FAILURE(upload(d_per_tile, per_tile));
+  // Beyond 48 KB a kernel must first be allowed its dynamic shared memory.
+  if (dynamic_smem > 0)
+    TS_CUDA_ASSERT(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic_smem));
+  kernel<<<blocks, threads, dynamic_smem>>>(d_in_k.as<K>(), d_in_v.as<HostValue<V>>(), d_out_k.as<K>(),
+                                            d_out_v.as<HostValue<V>>(), d_per_tile.as<PerTile>(), extra...);
+  TS_CUDA_ASSERT(cudaGetLastError());
+  TS_CUDA_ASSERT(cudaDeviceSynchronize());
+  out = in;
+  ASSERT_NO_FATAL_FAILURE(download(out.keys, d_out_k));
+  ASSERT_NO_FATAL_FAILURE(download(out.values, d_out_v));
+}
+
 /// Runs one BlockSort shape over tiles with the given valid counts.
 template <int T, int I> constexpr BlockSortStrategy kDefaultStrategy = tilesort::block::BlockSortPolicy<T, I>::kStrategy;
 
@@ -243,23 +270,10 @@ void check_block_sort(const std::vector<int>& valid, Order order, Dist dist, Rng
   TileData<K, V> want = in;
   reference_ranges(want, ranges, order);
 
-  DeviceBuffer d_in_k, d_in_v, d_out_k, d_out_v, d_valid;
-  ASSERT_NO_FATAL_FAILURE(upload(d_in_k, in.keys));
-  ASSERT_NO_FATAL_FAILURE(upload(d_in_v, in.values));
-  ASSERT_NO_FATAL_FAILURE(upload(d_out_k, in.keys));
-  ASSERT_NO_FATAL_FAILURE(upload(d_out_v, in.values));
-  ASSERT_NO_FATAL_FAILURE(upload(d_valid, valid));
-  const auto kernel = block_sort_kernel<K, V, T, I, STRIPED, S>;
   constexpr int kSmem = int(sizeof(typename tilesort::block::BlockSort<K, V, T, I, S>::TempStorage));
-  TS_CUDA_ASSERT(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-  kernel<<<unsigned(valid.size()), T, kSmem>>>(d_in_k.as<K>(), d_in_v.as<HostValue<V>>(),
-                                                               d_out_k.as<K>(), d_out_v.as<HostValue<V>>(),
-                                                               d_valid.as<int>(), order);
-  TS_CUDA_ASSERT(cudaGetLastError());
-  TS_CUDA_ASSERT(cudaDeviceSynchronize());
-  TileData<K, V> got = in;
-  ASSERT_NO_FATAL_FAILURE(download(got.keys, d_out_k));
-  ASSERT_NO_FATAL_FAILURE(download(got.values, d_out_v));
+  TileData<K, V> got;
+  ASSERT_NO_FATAL_FAILURE(
+      run_tiles(block_sort_kernel<K, V, T, I, STRIPED, S>, unsigned(valid.size()), T, kSmem, in, valid, got, order));
   std::ostringstream what;
   what << "BlockSort<" << T << "x" << I << (S == BlockSortStrategy::bitonic ? ", bitonic" : ", warp runs + merge")
        << (STRIPED ? ", striped> " : "> ") << case_name(key_type_of<K>(), kWithValues<V>, sizeof(HostValue<V>), order, dist);
@@ -273,35 +287,28 @@ template <int T, int I, bool STRIPED = false, BlockSortStrategy S = kDefaultStra
 void check_narrow_positions(const std::vector<int>& valid, int key_bits, Rng& rng) {
   constexpr int kTile = T * I;
   const std::size_t slots = valid.size() * kTile;
-  std::vector<std::uint32_t> keys(slots);
-  for (auto& k : keys) k = std::uint32_t(rng()) & ((1u << key_bits) - 1u);
-  DeviceBuffer d_keys, d_out_keys, d_positions, d_valid;
-  ASSERT_NO_FATAL_FAILURE(upload(d_keys, keys));
-  ASSERT_NO_FATAL_FAILURE(upload(d_out_keys, keys));
-  ASSERT_NO_FATAL_FAILURE(upload(d_positions, keys));
-  ASSERT_NO_FATAL_FAILURE(upload(d_valid, valid));
-  const auto kernel = narrow_positions_kernel<T, I, STRIPED, S>;
+  // The values are only the positions' starting contents: no input values.
+  TileData<std::uint32_t, std::uint32_t> in;
+  in.keys.resize(slots);
+  for (auto& k : in.keys) k = std::uint32_t(rng()) & ((1u << key_bits) - 1u);
+  in.values = in.keys;
   constexpr int kSmem = int(sizeof(typename tilesort::block::BlockSort<std::uint32_t, KeysOnly, T, I, S>::TempStorage));
-  TS_CUDA_ASSERT(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
-  kernel<<<unsigned(valid.size()), T, kSmem>>>(d_keys.as<std::uint32_t>(), d_out_keys.as<std::uint32_t>(),
-                                               d_positions.as<std::uint32_t>(), d_valid.as<int>());
-  TS_CUDA_ASSERT(cudaGetLastError());
-  TS_CUDA_ASSERT(cudaDeviceSynchronize());
-  std::vector<std::uint32_t> got_keys(slots), got_positions(slots);
-  ASSERT_NO_FATAL_FAILURE(download(got_keys, d_out_keys));
-  ASSERT_NO_FATAL_FAILURE(download(got_positions, d_positions));
+  TileData<std::uint32_t, std::uint32_t> got;
+  ASSERT_NO_FATAL_FAILURE(
+      run_tiles(narrow_positions_kernel<T, I, STRIPED, S>, unsigned(valid.size()), T, kSmem, in, valid, got));
+  const std::vector<std::uint32_t>& got_positions = got.values;
   for (std::size_t b = 0; b < valid.size(); ++b) {
     std::vector<std::uint32_t> order(static_cast<std::size_t>(valid[b]));
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = std::uint32_t(i);
-    const std::uint32_t* tile_keys = keys.data() + b * kTile;
+    const std::uint32_t* tile_keys = in.keys.data() + b * kTile;
     std::stable_sort(order.begin(), order.end(),
                      [&](std::uint32_t x, std::uint32_t y) { return tile_keys[x] < tile_keys[y]; });
     for (std::size_t rank = 0; rank < order.size(); ++rank) {
       const std::size_t at = b * kTile + rank;
-      if (got_positions[at] != order[rank] || got_keys[at] != tile_keys[order[rank]]) {
+      if (got_positions[at] != order[rank] || got.keys[at] != tile_keys[order[rank]]) {
         ADD_FAILURE() << "SortPositionsNarrow<" << T << "x" << I << (STRIPED ? ", striped" : "") << "> "
                       << key_bits << "-bit keys, tile " << b << " (valid " << valid[b] << "), rank " << rank
-                      << ": position " << got_positions[at] << " want " << order[rank] << ", key " << got_keys[at]
+                      << ": position " << got_positions[at] << " want " << order[rank] << ", key " << got.keys[at]
                       << " want " << tile_keys[order[rank]] << "; " << tstest::seed_message();
         return;
       }
@@ -349,19 +356,8 @@ void check_block_merge(Order order, Dist dist, Rng& rng, int tiles) {
   TileData<K, V> want = in;
   reference_ranges(want, merged, order);  // stable: A's items before B's on ties
 
-  DeviceBuffer d_in_k, d_in_v, d_out_k, d_out_v, d_counts;
-  ASSERT_NO_FATAL_FAILURE(upload(d_in_k, in.keys));
-  ASSERT_NO_FATAL_FAILURE(upload(d_in_v, in.values));
-  ASSERT_NO_FATAL_FAILURE(upload(d_out_k, in.keys));
-  ASSERT_NO_FATAL_FAILURE(upload(d_out_v, in.values));
-  ASSERT_NO_FATAL_FAILURE(upload(d_counts, counts));
-  block_merge_kernel<K, V, T, I><<<unsigned(tiles), T>>>(d_in_k.as<K>(), d_in_v.as<HostValue<V>>(), d_out_k.as<K>(),
-                                                         d_out_v.as<HostValue<V>>(), d_counts.as<int2>(), order);
-  TS_CUDA_ASSERT(cudaGetLastError());
-  TS_CUDA_ASSERT(cudaDeviceSynchronize());
-  TileData<K, V> got = in;
-  ASSERT_NO_FATAL_FAILURE(download(got.keys, d_out_k));
-  ASSERT_NO_FATAL_FAILURE(download(got.values, d_out_v));
+  TileData<K, V> got;
+  ASSERT_NO_FATAL_FAILURE(run_tiles(block_merge_kernel<K, V, T, I>, unsigned(tiles), T, 0, in, counts, got, order));
   std::ostringstream what;
   what << "BlockMerge<" << T << "x" << I << "> " << case_name(key_type_of<K>(), kWithValues<V>, sizeof(HostValue<V>), order, dist);
   expect_ranges_equal(want, got, merged, what.str());
@@ -382,20 +378,8 @@ void check_warp_sort(Order order, Dist dist, Rng& rng, int warps = 64) {
   TileData<K, V> want = in;
   reference_ranges(want, ranges, order);
 
-  DeviceBuffer d_in_k, d_in_v, d_out_k, d_out_v, d_valid;
-  ASSERT_NO_FATAL_FAILURE(upload(d_in_k, in.keys));
-  ASSERT_NO_FATAL_FAILURE(upload(d_in_v, in.values));
-  ASSERT_NO_FATAL_FAILURE(upload(d_out_k, in.keys));
-  ASSERT_NO_FATAL_FAILURE(upload(d_out_v, in.values));
-  ASSERT_NO_FATAL_FAILURE(upload(d_valid, valid));
-  warp_sort_kernel<K, V, ITEMS, GROUP><<<unsigned(warps), 32>>>(d_in_k.as<K>(), d_in_v.as<HostValue<V>>(),
-                                                                d_out_k.as<K>(), d_out_v.as<HostValue<V>>(),
-                                                                d_valid.as<int>(), order);
-  TS_CUDA_ASSERT(cudaGetLastError());
-  TS_CUDA_ASSERT(cudaDeviceSynchronize());
-  TileData<K, V> got = in;
-  ASSERT_NO_FATAL_FAILURE(download(got.keys, d_out_k));
-  ASSERT_NO_FATAL_FAILURE(download(got.values, d_out_v));
+  TileData<K, V> got;
+  ASSERT_NO_FATAL_FAILURE(run_tiles(warp_sort_kernel<K, V, ITEMS, GROUP>, unsigned(warps), 32, 0, in, valid, got, order));
   std::ostringstream what;
   what << "WarpSort<" << GROUP << "x" << ITEMS << "> " << case_name(key_type_of<K>(), kWithValues<V>, sizeof(HostValue<V>), order, dist);
   expect_ranges_equal(want, got, ranges, what.str());

@@ -81,66 +81,64 @@ using tilesort::block::BlockSortStrategy;
 // threshold for every shape wider than a warp).
 constexpr int kDefaultMergeFrom = tilesort::block::BlockSortPolicy<64, 4>::kMergeMinTileItems;
 
-template <int T, int I, BlockSortStrategy S>
-__global__ void __launch_bounds__(T) tilesort_block_kernel(const u32* in_keys, const u32* in_values, u32* out_keys,
-                                                           u32* out_values) {
+// The methods: what each sorts a tile with, and the result's arrangement.
+// A striped result is stored with coalesced scalar stores, a blocked one
+// with vector stores.
+template <BlockSortStrategy S, bool kStriped>
+struct TilesortMethod {
+  template <int T, int I>
   using Sort = tilesort::block::BlockSort<u32, u32, T, I, S>;
-  __shared__ typename Sort::TempStorage temp;
-  const std::size_t base = std::size_t(blockIdx.x) * (T * I);
-  u32 key[I], value[I];
-  load_blocked(in_keys + base, key);
-  load_blocked(in_values + base, value);
-  Sort(temp).Sort(key, value);
-  store_blocked(out_keys + base, key);
-  store_blocked(out_values + base, value);
-}
+  // Striped: one more shared-memory transpose inside the sort.
+  static constexpr bool kStripedResult = kStriped;
+  template <int T, int I>
+  __device__ static void sort(typename Sort<T, I>::TempStorage& temp, u32 (&key)[I], u32 (&value)[I]) {
+    if constexpr (kStriped) Sort<T, I>(temp).SortBlockedToStriped(key, value);
+    else Sort<T, I>(temp).Sort(key, value);
+  }
+};
 
-// The same sort with a striped result (one more shared-memory transpose)
-// and coalesced scalar stores.
-template <int T, int I, BlockSortStrategy S>
-__global__ void __launch_bounds__(T) tilesort_striped_kernel(const u32* in_keys, const u32* in_values, u32* out_keys,
-                                                             u32* out_values) {
-  using Sort = tilesort::block::BlockSort<u32, u32, T, I, S>;
-  __shared__ typename Sort::TempStorage temp;
-  const std::size_t base = std::size_t(blockIdx.x) * (T * I);
-  u32 key[I], value[I];
-  load_blocked(in_keys + base, key);
-  load_blocked(in_values + base, value);
-  Sort(temp).SortBlockedToStriped(key, value);
-  cub::StoreDirectStriped<T>(int(threadIdx.x), out_keys + base, key);
-  cub::StoreDirectStriped<T>(int(threadIdx.x), out_values + base, value);
-}
-
-template <int T, int I>
-__global__ void __launch_bounds__(T) cub_radix_kernel(const u32* in_keys, const u32* in_values, u32* out_keys,
-                                                      u32* out_values) {
+struct CubRadixMethod {
+  template <int T, int I>
   using Sort = cub::BlockRadixSort<u32, T, I, u32>;
-  __shared__ typename Sort::TempStorage temp;
-  const std::size_t base = std::size_t(blockIdx.x) * (T * I);
-  u32 key[I], value[I];
-  load_blocked(in_keys + base, key);
-  load_blocked(in_values + base, value);
-  Sort(temp).SortBlockedToStriped(key, value);
-  cub::StoreDirectStriped<T>(int(threadIdx.x), out_keys + base, key);
-  cub::StoreDirectStriped<T>(int(threadIdx.x), out_values + base, value);
-}
+  static constexpr bool kStripedResult = true;  // its best arrangement
+  template <int T, int I>
+  __device__ static void sort(typename Sort<T, I>::TempStorage& temp, u32 (&key)[I], u32 (&value)[I]) {
+    Sort<T, I>(temp).SortBlockedToStriped(key, value);
+  }
+};
 
 struct LessU32 {
   __device__ bool operator()(const u32& a, const u32& b) const { return a < b; }
 };
 
-template <int T, int I>
-__global__ void __launch_bounds__(T) cub_merge_kernel(const u32* in_keys, const u32* in_values, u32* out_keys,
-                                                      u32* out_values) {
+struct CubMergeMethod {
+  template <int T, int I>
   using Sort = cub::BlockMergeSort<u32, T, I, u32>;
-  __shared__ typename Sort::TempStorage temp;
+  static constexpr bool kStripedResult = false;
+  template <int T, int I>
+  __device__ static void sort(typename Sort<T, I>::TempStorage& temp, u32 (&key)[I], u32 (&value)[I]) {
+    Sort<T, I>(temp).StableSort(key, value, LessU32());
+  }
+};
+
+/// One tile per block with Method: the same blocked vector loads for every
+/// method, then Method's sort and the stores its result arrangement wants.
+template <int T, int I, class Method>
+__global__ void __launch_bounds__(T) sort_tile_kernel(const u32* in_keys, const u32* in_values, u32* out_keys,
+                                                      u32* out_values) {
+  __shared__ typename Method::template Sort<T, I>::TempStorage temp;
   const std::size_t base = std::size_t(blockIdx.x) * (T * I);
   u32 key[I], value[I];
   load_blocked(in_keys + base, key);
   load_blocked(in_values + base, value);
-  Sort(temp).StableSort(key, value, LessU32());
-  store_blocked(out_keys + base, key);
-  store_blocked(out_values + base, value);
+  Method::template sort<T, I>(temp, key, value);
+  if constexpr (Method::kStripedResult) {
+    cub::StoreDirectStriped<T>(int(threadIdx.x), out_keys + base, key);
+    cub::StoreDirectStriped<T>(int(threadIdx.x), out_values + base, value);
+  } else {
+    store_blocked(out_keys + base, key);
+    store_blocked(out_values + base, value);
+  }
 }
 
 using Kernel = void (*)(const u32*, const u32*, u32*, u32*);
@@ -168,11 +166,12 @@ Shape shape() {
   // One warp has no runs to merge: the merge strategy needs T > 32.
   Kernel merge_blocked = nullptr, merge_striped = nullptr;
   if constexpr (T > 32) {
-    merge_blocked = tilesort_block_kernel<T, I, kMerge>;
-    merge_striped = tilesort_striped_kernel<T, I, kMerge>;
+    merge_blocked = sort_tile_kernel<T, I, TilesortMethod<kMerge, false>>;
+    merge_striped = sort_tile_kernel<T, I, TilesortMethod<kMerge, true>>;
   }
-  return Shape{T, I, {tilesort_block_kernel<T, I, kBitonic>, tilesort_striped_kernel<T, I, kBitonic>, merge_blocked,
-                      merge_striped, cub_radix_kernel<T, I>, cub_merge_kernel<T, I>}};
+  return Shape{T, I, {sort_tile_kernel<T, I, TilesortMethod<kBitonic, false>>,
+                      sort_tile_kernel<T, I, TilesortMethod<kBitonic, true>>, merge_blocked, merge_striped,
+                      sort_tile_kernel<T, I, CubRadixMethod>, sort_tile_kernel<T, I, CubMergeMethod>}};
 }
 
 struct TileSize {

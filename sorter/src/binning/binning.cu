@@ -108,9 +108,9 @@ bool misaligned(const void* p, std::size_t alignment) {
   return reinterpret_cast<std::uintptr_t>(p) % alignment != 0;
 }
 
-Status check_common(void* workspace, std::size_t workspace_bytes, const BinLayout& layout, const BinPlan& plan,
-                    const std::uint32_t* tile_ids, const std::uint32_t* d_num_records, std::uint64_t num_records,
-                    std::uint32_t num_tiles, const std::uint32_t* out_offsets) {
+/// The workspace checks every binning call makes (bin, bin_index, gather and
+/// bin_and_sort), so they refuse the same workspaces with the same words.
+Status check_workspace(void* workspace, std::size_t workspace_bytes, const BinLayout& layout) {
   if (!workspace) return Status(StatusCode::invalid_argument, "workspace is null");
   if (misaligned(workspace, kBinAlign)) return Status(StatusCode::invalid_argument, "workspace is not 256-byte aligned");
   if (workspace_bytes < layout.total) {
@@ -118,13 +118,27 @@ Status check_common(void* workspace, std::size_t workspace_bytes, const BinLayou
     std::snprintf(message, sizeof(message), "workspace has %zu bytes, the plan needs %zu", workspace_bytes, layout.total);
     return Status(StatusCode::workspace_too_small, message);
   }
+  return Status();
+}
+
+/// A host-given record count must fit the plan; a device count is checked
+/// by the kernels.
+Status check_record_count(const BinPlan& plan, const std::uint32_t* d_num_records, std::uint64_t num_records) {
+  if (!d_num_records && num_records > plan.max_records)
+    return Status(StatusCode::count_over_capacity, "num_records exceeds plan.max_records");
+  return Status();
+}
+
+Status check_common(void* workspace, std::size_t workspace_bytes, const BinLayout& layout, const BinPlan& plan,
+                    const std::uint32_t* tile_ids, const std::uint32_t* d_num_records, std::uint64_t num_records,
+                    std::uint32_t num_tiles, const std::uint32_t* out_offsets) {
+  const Status workspace_status = check_workspace(workspace, workspace_bytes, layout);
+  if (!workspace_status.ok()) return workspace_status;
   if (!tile_ids) return Status(StatusCode::invalid_argument, "tile_ids is null");
   if (!out_offsets) return Status(StatusCode::invalid_argument, "out_offsets is null");
   if (num_tiles == 0) return Status(StatusCode::invalid_argument, "num_tiles is 0");
   if (num_tiles > plan.max_tiles) return Status(StatusCode::count_over_capacity, "num_tiles exceeds plan.max_tiles");
-  if (!d_num_records && num_records > plan.max_records)
-    return Status(StatusCode::count_over_capacity, "num_records exceeds plan.max_records");
-  return Status();
+  return check_record_count(plan, d_num_records, num_records);
 }
 
 /// Everything one binning call launches: the zeroing, then per pass
@@ -250,6 +264,22 @@ BinCount make_count(const BinPlan& plan, const std::uint32_t* d_num_records, std
   return BinCount{d_num_records, std::uint32_t(d_num_records ? 0 : num_records), std::uint32_t(plan.max_records)};
 }
 
+/// The launch fields bin and bin_index fill alike (Args: BinArgs or
+/// BinIndexArgs); the caller adds its keys, values and outputs.
+template <class Args>
+BinLaunch bin_launch_for(void* workspace, const BinLayout& layout, const BinPlan& plan, const Args& args,
+                         cudaStream_t stream) {
+  BinLaunch b{};
+  b.workspace = workspace;
+  b.layout = layout;
+  b.count = make_count(plan, args.d_num_records, args.num_records);
+  b.num_tiles = args.num_tiles;
+  b.tile_ids = args.tile_ids;
+  b.out_offsets = args.out_offsets;
+  b.stream = stream;
+  return b;
+}
+
 Status check_bin_args(void* workspace, std::size_t workspace_bytes, const BinLayout& layout, const BinPlan& plan,
                       const BinArgs& args) {
   const Status common = check_common(workspace, workspace_bytes, layout, plan, args.tile_ids, args.d_num_records,
@@ -274,19 +304,12 @@ Status check_bin_args(void* workspace, std::size_t workspace_bytes, const BinLay
 
 cudaError_t run_bin(void* workspace, const BinLayout& layout, const BinPlan& plan, const BinArgs& args, bool sort_counts,
                     cudaStream_t stream) {
-  BinLaunch b{};
-  b.workspace = workspace;
-  b.layout = layout;
-  b.count = make_count(plan, args.d_num_records, args.num_records);
-  b.num_tiles = args.num_tiles;
-  b.tile_ids = args.tile_ids;
+  BinLaunch b = bin_launch_for(workspace, layout, plan, args, stream);
   b.keys = args.keys;
   b.values = args.values;
   b.out_keys = args.out_keys;
   b.out_values = args.out_values;
-  b.out_offsets = args.out_offsets;
   b.sort_counts = sort_counts;
-  b.stream = stream;
   switch (plan.value_type) {
     case ValueType::none: return launch_bin<true, BinNoValue, false>(b);
     case ValueType::b32: return launch_bin<true, std::uint32_t, false>(b);
@@ -297,6 +320,21 @@ cudaError_t run_bin(void* workspace, const BinLayout& layout, const BinPlan& pla
 
 Status sort_bytes_for(const BinPlan& plan, std::size_t* bytes) {
   return segmented_sort_workspace_size(sort_plan_for(plan), bytes);
+}
+
+/// One gather launch moving Word-sized pieces of each record: 16-byte words
+/// where the records' size and both arrays' alignment allow, else 4-byte.
+template <class Word>
+cudaError_t launch_gather(const GatherArgs& args, std::uint32_t words_per_record, const BinCount& count,
+                          DeviceStatus* status, cudaStream_t stream) {
+  const GatherParams<Word> gp{static_cast<const Word*>(args.records), static_cast<Word*>(args.out_records),
+                              args.permutation, words_per_record, count, status};
+  const auto kernel = bin_gather_kernel<Policy, Word>;
+  int blocks = 0;
+  const cudaError_t err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kGatherThreads, 0, &blocks);
+  if (err != cudaSuccess) return err;
+  kernel<<<blocks, Policy::kGatherThreads, 0, stream>>>(gp);
+  return cudaGetLastError();
 }
 
 }  // namespace
@@ -345,15 +383,8 @@ Status bin_index(void* workspace, std::size_t workspace_bytes, const BinPlan& pl
   if (!args.out_permutation) return Status(StatusCode::invalid_argument, "out_permutation is null");
   if (misaligned(args.tile_ids, 4) || misaligned(args.out_permutation, 4) || misaligned(args.out_offsets, 4))
     return Status(StatusCode::invalid_argument, "an array is not aligned to its element size");
-  BinLaunch b{};
-  b.workspace = workspace;
-  b.layout = layout;
-  b.count = make_count(plan, args.d_num_records, args.num_records);
-  b.num_tiles = args.num_tiles;
-  b.tile_ids = args.tile_ids;
+  BinLaunch b = bin_launch_for(workspace, layout, plan, args, stream);
   b.out_values = args.out_permutation;
-  b.out_offsets = args.out_offsets;
-  b.stream = stream;
   const cudaError_t err = launch_bin<false, std::uint32_t, true>(b);
   if (err != cudaSuccess) return Status::from_cuda(err, "launching the binning kernels");
   return Status();
@@ -365,15 +396,13 @@ Status gather(void* workspace, std::size_t workspace_bytes, const BinPlan& plan,
   Status s = check_bin_plan(plan);
   if (!s.ok()) return s;
   const BinLayout layout = make_bin_layout(plan, false, 0);
-  if (!workspace) return Status(StatusCode::invalid_argument, "workspace is null");
-  if (workspace_bytes < layout.total) return Status(StatusCode::workspace_too_small, "workspace is smaller than the plan needs");
+  if (!(s = check_workspace(workspace, workspace_bytes, layout)).ok()) return s;
   if (!args.records || !args.out_records || !args.permutation)
     return Status(StatusCode::invalid_argument, "records, out_records or permutation is null");
   if (args.record_bytes == 0 || args.record_bytes % 4 != 0)
     return Status(StatusCode::invalid_argument, "record_bytes must be a positive multiple of 4");
   if (args.records == args.out_records) return Status(StatusCode::invalid_argument, "gather is out of place");
-  if (!args.d_num_records && args.num_records > plan.max_records)
-    return Status(StatusCode::count_over_capacity, "num_records exceeds plan.max_records");
+  if (!(s = check_record_count(plan, args.d_num_records, args.num_records)).ok()) return s;
   if (misaligned(args.records, 4) || misaligned(args.out_records, 4) || misaligned(args.permutation, 4))
     return Status(StatusCode::invalid_argument, "records, out_records or permutation is not 4-byte aligned");
   const bool vector16 = args.record_bytes % 16 == 0 && !misaligned(args.records, 16) && !misaligned(args.out_records, 16);
@@ -384,23 +413,9 @@ Status gather(void* workspace, std::size_t workspace_bytes, const BinPlan& plan,
 
   DeviceStatus* status = at<DeviceStatus>(workspace, layout.status);
   const BinCount count = make_count(plan, args.d_num_records, args.num_records);
-  cudaError_t err;
-  int blocks = 0;
-  if (vector16) {
-    GatherParams<uint4> gp{static_cast<const uint4*>(args.records), static_cast<uint4*>(args.out_records),
-                           args.permutation, std::uint32_t(words_per_record), count, status};
-    const auto kernel = bin_gather_kernel<Policy, uint4>;
-    if (!(err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kGatherThreads, 0, &blocks)))
-      kernel<<<blocks, Policy::kGatherThreads, 0, stream>>>(gp);
-  } else {
-    GatherParams<std::uint32_t> gp{static_cast<const std::uint32_t*>(args.records),
-                                   static_cast<std::uint32_t*>(args.out_records), args.permutation,
-                                   std::uint32_t(words_per_record), count, status};
-    const auto kernel = bin_gather_kernel<Policy, std::uint32_t>;
-    if (!(err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kGatherThreads, 0, &blocks)))
-      kernel<<<blocks, Policy::kGatherThreads, 0, stream>>>(gp);
-  }
-  if (err == cudaSuccess) err = cudaGetLastError();
+  const cudaError_t err =
+      vector16 ? launch_gather<uint4>(args, std::uint32_t(words_per_record), count, status, stream)
+               : launch_gather<std::uint32_t>(args, std::uint32_t(words_per_record), count, status, stream);
   if (err != cudaSuccess) return Status::from_cuda(err, "launching the gather kernel");
   return Status();
 }
@@ -414,11 +429,9 @@ Status bin_and_sort(void* workspace, std::size_t workspace_bytes, const BinPlan&
   if (!(s = sort_bytes_for(plan, &sort_bytes)).ok()) return s;
   const BinLayout layout = make_bin_layout(plan, true, sort_bytes);
   if (!(s = check_bin_args(workspace, workspace_bytes, layout, plan, args)).ok()) return s;
-  // The sort's own host checks, made before anything is launched.
-  const int end_bit = args.end_bit < 0 ? 32 : args.end_bit;
-  if (args.end_bit < -1 || args.begin_bit < 0 || end_bit > 32 || args.begin_bit >= end_bit)
-    return Status(StatusCode::invalid_argument, "key bit range is not inside [0, 32) or is empty");
-  if (unsigned(args.order) > unsigned(Order::descending)) return Status(StatusCode::invalid_argument, "unknown order");
+  // The sort's own bit range and order checks, made before anything is
+  // launched (the keys are u32).
+  if (!(s = check_sort_bits(args.begin_bit, args.end_bit, 32, args.order)).ok()) return s;
 
   cudaError_t err = run_bin(workspace, layout, plan, args, true, stream);
   if (err != cudaSuccess) return Status::from_cuda(err, "launching the binning kernels");

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "dispatch/work.hpp"
+#include "tilesort/segmented_sort.hpp"
 #include "tilesort/thread/key_codec.cuh"
 
 namespace tilesort {
@@ -60,6 +61,12 @@ cudaError_t launch_kernel(void (*kernel)(Params...), int blocks, int threads, st
 /// Cached per (kernel, device); also raises the kernel's dynamic shared
 /// memory limit the first time. Thread-safe.
 cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic_smem, int* blocks);
+
+/// The sort's bit range and order checks: [begin_bit, end_bit) must lie in
+/// [0, key_bits) and be non-empty (end_bit -1 means key_bits). Both
+/// segmented_sort and bin_and_sort call it; bin_and_sort before its binning
+/// kernels, so that a bad range launches nothing.
+Status check_sort_bits(int begin_bit, int end_bit, int key_bits, Order order);
 
 /// Launches everything after classification for one (policy, key width,
 /// value width). Defined in the generated per-type translation units.

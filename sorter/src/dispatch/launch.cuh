@@ -27,10 +27,12 @@ cudaError_t launch_block_class(const LaunchContext& ctx, const SortData<Bits, Va
   return launch_kernel(kernel, blocks, Shape::kThreads, sizeof(Storage), ctx.stream, ctx.programmatic, data, ctx.lists);
 }
 
-/// One launch per block shape, in class order; stops at the first error.
-template <class Policy, int B = 0, class Bits, class Value>
+/// One launch per block shape, largest class first (the longest tasks start
+/// first and the shorter classes fill in around them: the class kernels
+/// overlap, see enter_overlapped_kernel); stops at the first error.
+template <class Policy, int B = kNumBlockClasses - 1, class Bits, class Value>
 cudaError_t launch_block_classes(const LaunchContext& ctx, const SortData<Bits, Value>& data) {
-  if constexpr (B == kNumBlockClasses) {
+  if constexpr (B < 0) {
     return cudaSuccess;
   } else {
     using Shape = BlockShapeOf<Policy, B>;
@@ -38,7 +40,7 @@ cudaError_t launch_block_classes(const LaunchContext& ctx, const SortData<Bits, 
       const cudaError_t err = launch_block_class<Shape, kClassBlock0 + B>(ctx, data);
       if (err != cudaSuccess) return err;
     }
-    return launch_block_classes<Policy, B + 1>(ctx, data);
+    return launch_block_classes<Policy, B - 1>(ctx, data);
   }
 }
 
@@ -94,7 +96,9 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
   }
 
   // 3. One block per segment (and per MSD child of that size), one launch
-  //    per block shape.
+  //    per block shape. They overlap one another, so they must follow a
+  //    kernel that waited for the classification and the MSD rounds: the
+  //    warp sorts above.
   if ((err = launch_block_classes<Policy>(ctx, data))) return err;
 
   // 4. Skewed leftovers of the MSD path.

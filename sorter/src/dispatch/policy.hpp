@@ -29,31 +29,42 @@ struct BlockShape {
 /// larger path.
 enum class BlockAlgorithm { bitonic, radix, merge, none };
 
+/// Options of a one-block shape's BlockSort and cub paths. A shape names
+/// only what it changes, by deriving from these defaults (as CUB's tuning
+/// policies do), so `BlockSortShape<256, 8, bitonic, radix, Radix5Min4>`
+/// reads without counting positional parameters.
+/// - kRadixBits: digit bits of the cub radix path.
+/// - kNarrowWords: sorts of at most 16 compared bits use (16-bit key, 16-bit
+///   position) words (block::BlockSort::SortPositionsNarrow), half the data
+///   of the usual words. The second network costs registers, so shapes whose
+///   occupancy or spills it hurts turn it off.
+/// - kStageValues: values are gathered into shared memory instead of
+///   registers (keys, positions and values of 16 items do not fit the 64
+///   registers a 1024-thread block allows).
+/// - kMinBlocks: blocks per SM the kernel for 32-bit keys with 32-bit values
+///   is compiled for (__launch_bounds__), which caps its registers at
+///   64K / (THREADS x kMinBlocks); 0 leaves them to ptxas. Wider types keep 0:
+///   under the same cap their kernels spill hundreds of bytes.
+struct BlockSortOptions {
+  static constexpr int kRadixBits = 4;
+  static constexpr bool kNarrowWords = true;
+  static constexpr bool kStageValues = false;
+  static constexpr int kMinBlocks = 0;
+};
+
 /// A one-block shape: ALGORITHM for 32-bit keys with values, FALLBACK for
 /// keys-only sorts and 64-bit keys. BlockSort's (key, position) words cost
 /// little beside a 32-bit key and a value, but for keys only or 64-bit keys
 /// the cub sorts measured faster (block and segmented bench suites, H200).
-/// Options of the BlockSort path:
-/// - NARROW_WORDS: sorts of at most 16 compared bits use (16-bit key, 16-bit
-///   position) words (block::BlockSort::SortPositionsNarrow), half the data
-///   of the usual words. The second network costs registers, so shapes whose
-///   occupancy or spills it hurts leave it off.
-/// - STAGE_VALUES: values are gathered into shared memory instead of
-///   registers (keys, positions and values of 16 items do not fit the 64
-///   registers a 1024-thread block allows).
-/// - MIN_BLOCKS: blocks per SM the kernel for 32-bit keys with 32-bit values
-///   is compiled for (__launch_bounds__), which caps its registers at
-///   64K / (THREADS x MIN_BLOCKS); 0 leaves them to ptxas. Wider types keep 0:
-///   under the same cap their kernels spill hundreds of bytes.
-template <int THREADS_, int ITEMS_, BlockAlgorithm ALGORITHM_, BlockAlgorithm FALLBACK_, int RADIX_BITS_ = 4,
-          bool NARROW_WORDS_ = true, bool STAGE_VALUES_ = false, int MIN_BLOCKS_ = 0>
+template <int THREADS_, int ITEMS_, BlockAlgorithm ALGORITHM_, BlockAlgorithm FALLBACK_,
+          class OPTIONS_ = BlockSortOptions>
 struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr BlockAlgorithm kAlgorithm = ALGORITHM_;
   static constexpr BlockAlgorithm kFallbackAlgorithm = FALLBACK_;
-  static constexpr int kRadixBits = RADIX_BITS_;
-  static constexpr bool kNarrowWords = NARROW_WORDS_;
-  static constexpr bool kStageValues = STAGE_VALUES_;
-  static constexpr int kMinBlocks = MIN_BLOCKS_;
+  static constexpr int kRadixBits = OPTIONS_::kRadixBits;
+  static constexpr bool kNarrowWords = OPTIONS_::kNarrowWords;
+  static constexpr bool kStageValues = OPTIONS_::kStageValues;
+  static constexpr int kMinBlocks = OPTIONS_::kMinBlocks;
 };
 
 /// Hopper (sm_90) tuning; also used on every GPU whose blocks can have the
@@ -80,13 +91,28 @@ struct Sm90Policy {
   // 4 and 3 blocks per SM with u32 pairs (64 and 80 registers instead of 80
   // and 128; 256x16 spills 68 bytes): same-run A/B on the H200, tiles16-1M
   // 9.35-9.47 -> 8.80-9.00 x copy, fixed-4096 6.0 -> 5.9, the rest equal.
+  struct WideWords : BlockSortOptions {
+    static constexpr bool kNarrowWords = false;
+  };
+  struct Radix5 : BlockSortOptions {
+    static constexpr int kRadixBits = 5;
+  };
+  struct Radix5Min4 : Radix5 {
+    static constexpr int kMinBlocks = 4;
+  };
+  struct Radix5Min3 : Radix5 {
+    static constexpr int kMinBlocks = 3;
+  };
+  struct StagedWideWords : WideWords {
+    static constexpr bool kStageValues = true;
+  };
   using BlockShapes =
-      std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, 4, false>,  // 129..256
-                 BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 4>,    // 257..1024
-                 BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 5, true, false, 4>,    // 1025..2048
-                 BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, 5, true, false, 3>,   // 2049..4096
-                 BlockSortShape<512, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, 5>,                    // 4097..8192
-                 BlockSortShape<1024, 16, BlockAlgorithm::bitonic, BlockAlgorithm::none, 4, false, true>>;  // 8193..16384
+      std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, WideWords>,        // 129..256
+                 BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix>,                  // 257..1024
+                 BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min4>,      // 1025..2048
+                 BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min3>,     // 2049..4096
+                 BlockSortShape<512, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, Radix5>,           // 4097..8192
+                 BlockSortShape<1024, 16, BlockAlgorithm::bitonic, BlockAlgorithm::none, StagedWideWords>>;  // 8193..16384
   // Sorts of at most 16 compared bits send ranges longer than this to the
   // MSD rounds instead of a one-block class: two 8-bit rounds finish them,
   // and the 8193..16384 shape has no narrow words (binning suite, H200:

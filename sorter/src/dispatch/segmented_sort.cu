@@ -245,6 +245,18 @@ cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic
   return cudaSuccess;
 }
 
+Status check_sort_bits(int begin_bit, int end_bit, int key_bits, Order order) {
+  const int resolved_end_bit = end_bit < 0 ? key_bits : end_bit;
+  if (end_bit < -1 || begin_bit < 0 || resolved_end_bit > key_bits || begin_bit >= resolved_end_bit) {
+    char message[96];
+    std::snprintf(message, sizeof(message), "bit range [%d, %d) is not inside [0, %d) or is empty", begin_bit,
+                  end_bit, key_bits);
+    return Status(StatusCode::invalid_argument, message);
+  }
+  if (unsigned(order) > unsigned(Order::descending)) return Status(StatusCode::invalid_argument, "unknown order");
+  return Status();
+}
+
 }  // namespace detail
 
 Status segmented_sort_workspace_size(const SortPlan& plan, std::size_t* bytes) noexcept {
@@ -287,14 +299,9 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   if (misaligned(workspace, kAlign)) return Status(StatusCode::invalid_argument, "workspace is not 256-byte aligned");
 
   const int key_bits = key_bits_of(plan.key_type);
+  const Status bits_status = check_sort_bits(args.begin_bit, args.end_bit, key_bits, args.order);
+  if (!bits_status.ok()) return bits_status;
   const int end_bit = args.end_bit < 0 ? key_bits : args.end_bit;
-  if (args.end_bit < -1 || args.begin_bit < 0 || end_bit > key_bits || args.begin_bit >= end_bit) {
-    char message[96];
-    std::snprintf(message, sizeof(message), "bit range [%d, %d) is not inside [0, %d) or is empty", args.begin_bit,
-                  args.end_bit, key_bits);
-    return Status(StatusCode::invalid_argument, message);
-  }
-  if (unsigned(args.order) > unsigned(Order::descending)) return Status(StatusCode::invalid_argument, "unknown order");
   if (!args.d_num_segments && args.num_segments > plan.max_segments)
     return Status(StatusCode::count_over_capacity, "num_segments exceeds plan.max_segments");
   if (!args.d_num_items && args.num_items != UINT64_MAX && args.num_items > plan.max_items)

@@ -67,6 +67,7 @@ struct Bucket {
 struct Counters {
   std::uint32_t class_count[kNumClasses];
   std::uint32_t class_cursor[kNumClasses];
+  std::uint32_t class_ticket[kNumClasses];  // next task of a one-block class kernel (dynamic assignment)
   std::uint32_t child_count[kNumChildLists];  // ranges produced by MSD rounds, per list
   std::uint32_t fallback_count;  // buckets still too large after the rounds
   std::uint32_t bucket_count[kMaxMsdRoundsAny];

@@ -76,6 +76,28 @@ __device__ __forceinline__ void enter_dependent_kernel() {
 #endif
 }
 
+/// Entry and exit of a kernel that needs nothing from the kernel launched
+/// just before it, only from the ones before that (the one-block classes:
+/// each sorts its own ranges). It lets the next kernel start at once and
+/// does not wait at entry, so its blocks fill the SMs that the previous
+/// kernel's tail leaves idle. What it reads is complete all the same: it
+/// was launched only after every block of its predecessor had started, and
+/// that predecessor waited for its own predecessor before it let it launch
+/// (the chain ends at a kernel that entered with enter_dependent_kernel).
+/// Block 0 waits at the end, so the grid still completes after its
+/// predecessor: stream order, and the kernels after it, see every class done.
+/// The other blocks exit as soon as they run out of work.
+__device__ __forceinline__ void enter_overlapped_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void leave_overlapped_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  if (blockIdx.x == 0) asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ bool sort_aborted(const WorkLists& lists) {
   return *reinterpret_cast<volatile const std::int32_t*>(&lists.status->code) != 0;
 }
