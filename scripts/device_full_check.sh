@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The full check on a lent GPU machine, as one `run` of the device tool:
+# Vulkan loader set-up (the device README's .gl recipe), then
+# scripts/device_check.sh on binaries built elsewhere, then the examples
+# (each checks itself against a CPU reference). Results land in $OUT.
+#
+#   scripts/device_full_check.sh BINARIES.tar.xz COMMIT
+#
+# The archive holds the test binaries, tilesort-bench, tilesort-demo with
+# lib/ (libglfw and its X11 libraries), and the example programs, stripped.
+# Carry the archive and .gl with the call.
+set -u
+archive="$1"; sha="$2"
+for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+bin=/tmp/tsbin; mkdir -p $bin && xz -d -c "$archive" | tar xf - -C $bin
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/smi.txt" 2>&1
+bash scripts/device_check.sh $bin "$OUT" "$sha"
+for ex in bin_and_sort tile_blend vulkan_sort_in_place sort_segments; do
+  [ -x $bin/$ex ] || continue
+  LD_LIBRARY_PATH="$bin/lib:${LD_LIBRARY_PATH:-}" timeout 60 $bin/$ex > /tmp/example-$ex.txt 2>&1
+  echo "example $ex: exit $?; $(tail -1 /tmp/example-$ex.txt)" | tee -a "$OUT/summary.txt"
+  { echo "== $ex"; cat /tmp/example-$ex.txt; } >> "$OUT/examples.txt"
+done
+ls -la "$OUT"
