@@ -80,10 +80,11 @@ __device__ __forceinline__ void enter_dependent_kernel() {
 /// just before it, only from the ones before that (the one-block classes:
 /// each sorts its own ranges). It lets the next kernel start at once and
 /// does not wait at entry, so its blocks fill the SMs that the previous
-/// kernel's tail leaves idle. What it reads is complete all the same: it
-/// was launched only after every block of its predecessor had started, and
-/// that predecessor waited for its own predecessor before it let it launch
-/// (the chain ends at a kernel that entered with enter_dependent_kernel).
+/// kernel's tail leaves idle. What it reads is complete all the same: a
+/// kernel is launched only after every block of its predecessor has
+/// started, so going back along overlapped kernels, it starts after every
+/// block of the last kernel that entered with enter_dependent_kernel (the
+/// warp sorts) has waited for all the work before that one.
 /// Block 0 waits at the end, so the grid still completes after its
 /// predecessor: stream order, and the kernels after it, see every class done.
 /// The other blocks exit as soon as they run out of work.
