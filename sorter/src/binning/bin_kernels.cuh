@@ -30,9 +30,11 @@ struct BinPolicy {
   // equal the number of digits of the widest pass.
   static constexpr int kRadixBits = 8;
   static constexpr int kThreads = 1 << kRadixBits;
-  // 16 records per thread: 4096-record chunks keep digit runs long enough
-  // (4096 / 2^bits records) for the writes to coalesce into sectors.
-  static constexpr int kItemsPerThread = 16;
+  // 14 records per thread: 3584-record chunks keep digit runs long enough
+  // (3584 / 2^bits records) for the writes to coalesce into sectors, and
+  // the chunk's keys and values (prefetched into shared memory) plus its
+  // staging fit 4 blocks per SM with b32 values.
+  static constexpr int kItemsPerThread = 14;
   static constexpr int kChunk = kThreads * kItemsPerThread;
   static constexpr int kWarps = kThreads / 32;
   // The scatter is latency-bound: it keeps only tile ids and positions in
@@ -274,26 +276,56 @@ __device__ __forceinline__ std::uint64_t load_lookback(const std::uint64_t* word
   return *reinterpret_cast<const volatile std::uint64_t*>(word);
 }
 
-/// Dynamic shared memory of the scatter kernel: the digits' global offsets,
-/// then the per-warp digit counters, which the staging area reuses once
-/// every thread holds its records' block positions.
+/// cp.async of one 4- or 8-byte word (sm_80+): the copy proceeds while the
+/// thread goes on, and costs no register.
+template <class Word>
+__device__ __forceinline__ void copy_to_shared_async(Word* smem, const Word* gmem) {
+  static_assert(sizeof(Word) == 4 || sizeof(Word) == 8, "cp.async copies 4, 8 or 16 bytes");
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(int(sizeof(Word)))
+               : "memory");
+}
+
+/// Waits for this thread's cp.async copies (a __syncthreads must follow
+/// before other threads read them).
+__device__ __forceinline__ void wait_shared_copies() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+/// Dynamic shared memory of the scatter kernel, in this order: the digits'
+/// global offsets; the chunk's keys and values in input order (copied in
+/// while the tile ids are ranked); then the per-warp digit counters, which
+/// the staging area (each sorted position's tile id and input index) reuses
+/// once every thread holds its records' block positions.
+template <class Policy>
+struct ScatterSmemLayout {
+  static constexpr std::size_t digit_offsets = 0;
+  static constexpr std::size_t keys = sizeof(std::uint32_t) * Policy::kThreads;
+};
+template <class Policy, bool kHasKeys, class Value>
+constexpr std::size_t scatter_values_offset() {
+  return ScatterSmemLayout<Policy>::keys + (kHasKeys ? sizeof(std::uint32_t) * Policy::kChunk : 0);
+}
+template <class Policy, bool kHasKeys, class Value>
+constexpr std::size_t scatter_staging_offset() {
+  constexpr std::size_t value_bytes = std::is_same<Value, BinNoValue>::value ? 0 : sizeof(Value);
+  constexpr std::size_t end = scatter_values_offset<Policy, kHasKeys, Value>() + value_bytes * Policy::kChunk;
+  return (end + 15) / 16 * 16;
+}
 template <class Policy, bool kHasKeys, class Value>
 constexpr std::size_t scatter_smem_bytes() {
-  constexpr std::size_t value_bytes = std::is_same<Value, BinNoValue>::value ? 0 : sizeof(Value);
+  static_assert(Policy::kChunk <= 65536, "staged input indices are 16-bit");
   constexpr std::size_t counters = sizeof(std::uint32_t) * Policy::kWarps * Policy::kThreads;
-  constexpr std::size_t staging =
-      std::size_t(Policy::kChunk) * (sizeof(std::uint32_t) * (kHasKeys ? 2 : 1) + value_bytes);
-  return sizeof(std::uint32_t) * Policy::kThreads + (counters > staging ? counters : staging);
+  constexpr std::size_t staging = std::size_t(Policy::kChunk) * (sizeof(std::uint32_t) + sizeof(std::uint16_t));
+  return scatter_staging_offset<Policy, kHasKeys, Value>() + (counters > staging ? counters : staging);
 }
 
 /// One chunk per block: stable rank by digit, stage in shared memory in
 /// digit order, then write each digit's run to its place. Writes nothing
 /// when the status holds an error.
 ///
-/// Only the tile ids stay in registers across the ranking (keys and values
-/// are loaded afterwards, straight into their staging slots): that keeps
-/// the kernel at Policy::kScatterMinBlocks blocks per SM, where holding all
-/// three arrays in registers (152 registers) left one.
+/// Only the tile ids are loaded into registers (holding keys and values
+/// there too took 152 registers and left one block per SM). Keys and values
+/// are copied into shared memory asynchronously at the start, so their
+/// loads overlap the ranking and the look-back instead of following them.
 template <class Policy, bool kHasKeys, class Value, bool kIotaValues>
 __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
     bin_scatter_kernel(ScatterParams<Value> p) {
@@ -319,11 +351,13 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
   const std::uint32_t count = min(std::uint32_t(Policy::kChunk), n - begin);
 
   std::uint32_t* digit_offset = reinterpret_cast<std::uint32_t*>(scatter_smem);  // [digit]
-  std::uint32_t* warp_hist = digit_offset + kDigits;                             // [warp][digit]
+  std::uint32_t* in_keys = reinterpret_cast<std::uint32_t*>(scatter_smem + ScatterSmemLayout<Policy>::keys);
+  Value* in_values = reinterpret_cast<Value*>(scatter_smem + scatter_values_offset<Policy, kHasKeys, Value>());
+  std::uint32_t* warp_hist =  // [warp][digit]
+      reinterpret_cast<std::uint32_t*>(scatter_smem + scatter_staging_offset<Policy, kHasKeys, Value>());
   // Staging aliases warp_hist (a __syncthreads separates the two uses).
   std::uint32_t* s_tiles = warp_hist;
-  std::uint32_t* s_keys = s_tiles + Policy::kChunk;
-  Value* s_values = reinterpret_cast<Value*>(s_keys + (kHasKeys ? Policy::kChunk : 0));
+  std::uint16_t* s_source = reinterpret_cast<std::uint16_t*>(s_tiles + Policy::kChunk);
 
   const int tid = threadIdx.x;
   const int warp = tid / 32;
@@ -344,6 +378,15 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
   for (int j = 0; j < kItems; ++j) {
     const std::uint32_t local = warp_base + j * 32u + lane;
     tile[j] = local < count ? p.in_tiles[begin + local] : digits_mask << p.shift;
+  }
+  // The payload in input order, in flight until the write phase.
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const std::uint32_t local = warp_base + j * 32u + lane;
+    if (local < count) {
+      if constexpr (kHasKeys) copy_to_shared_async(in_keys + local, p.in_keys + begin + local);
+      if constexpr (kHasValues && !kIotaValues) copy_to_shared_async(in_values + local, p.in_values + begin + local);
+    }
   }
   __syncwarp();
 
@@ -418,31 +461,22 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     const std::uint32_t local = warp_base + j * 32u + lane;
-    if (local < count) s_tiles[pos[j]] = tile[j];
-  }
-  if constexpr (kHasKeys) {
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      const std::uint32_t local = warp_base + j * 32u + lane;
-      if (local < count) s_keys[pos[j]] = p.in_keys[begin + local];
+    if (local < count) {
+      s_tiles[pos[j]] = tile[j];
+      s_source[pos[j]] = std::uint16_t(local);
     }
   }
-  if constexpr (kHasValues) {
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      const std::uint32_t local = warp_base + j * 32u + lane;
-      if (local < count) s_values[pos[j]] = kIotaValues ? Value(begin + local) : p.in_values[begin + local];
-    }
-  }
+  wait_shared_copies();
   __syncthreads();
 
   // Consecutive threads write consecutive positions of one digit's run.
   for (std::uint32_t i = tid; i < count; i += Policy::kThreads) {
     const std::uint32_t t = s_tiles[i];
+    const std::uint32_t source = s_source[i];
     const std::uint32_t g = digit_offset[(t >> p.shift) & digits_mask] + i;
     if (p.out_tiles) p.out_tiles[g] = t;
-    if (kHasKeys) p.out_keys[g] = s_keys[i];
-    if constexpr (kHasValues) p.out_values[g] = s_values[i];
+    if constexpr (kHasKeys) p.out_keys[g] = in_keys[source];
+    if constexpr (kHasValues) p.out_values[g] = kIotaValues ? Value(begin + source) : in_values[source];
   }
 }
 
