@@ -472,7 +472,8 @@ class BinningGpuSanitizer : public GpuTest {};
 TEST_F(BinningGpu, RandomBinMatchesReference) {
   TS_TRACE_SEED();
   const std::vector<std::uint32_t> tile_counts = {1, 2, 3, 200, 256, 257, 4097, 8160, 40000, 70000, 300000};
-  const std::vector<std::size_t> sizes = {0, 1, 31, 4095, 4096, 4097, 20000, 300000};
+  // 3583..3585 and 7168: around the scatter's chunk (BinPolicy::kChunk, 3584 records).
+  const std::vector<std::size_t> sizes = {0, 1, 31, 3583, 3584, 3585, 4096, 7168, 20000, 300000};
   const int iterations = small_mode() ? 6 : 40;
   for (int it = 0; it < iterations; ++it) {
     const std::uint32_t t = tile_counts[rng_() % tile_counts.size()];
@@ -535,7 +536,8 @@ TEST_F(BinningGpu, EdgeCases) {
       {"no records", 0, 8160, TileDist::uniform},
       {"one tile", 30000, 1, TileDist::uniform},
       {"one record", 1, 5, TileDist::last_tile_only},
-      {"exactly one chunk", 4096, 256, TileDist::uniform},
+      {"exactly one chunk", 3584, 256, TileDist::uniform},  // BinPolicy::kChunk
+      {"one chunk and one record", 3585, 256, TileDist::uniform},
       // Hundreds of chunks per pass: the scatter's look-back across chunks.
       {"many chunks, three passes", 3000000, 300000, TileDist::uniform},
       {"many chunks, skewed", 2000000, 8160, TileDist::skewed},
@@ -547,6 +549,49 @@ TEST_F(BinningGpu, EdgeCases) {
       c.mode = mode;
       c.also_index_and_gather = mode == Mode::bin;
       ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
+    }
+  }
+}
+
+// Key patterns a depth sort meets (all equal, presorted, reversed, two
+// values, a crowded top, keys that share their top bits) with at least 512
+// records per tile, on 1, 2040 and 8160 tiles, both orders and three bit
+// ranges.
+TEST_F(BinningGpu, BinAndSortKeyPatterns) {
+  TS_TRACE_SEED();
+  enum class Keys { random, all_equal, shared_top_bits, presorted, reversed, two_values, skewed_top };
+  const Keys kinds[] = {Keys::random,   Keys::all_equal, Keys::shared_top_bits, Keys::presorted,
+                        Keys::reversed, Keys::two_values, Keys::skewed_top};
+  const std::uint32_t tile_counts[] = {1, 2040, 8160};
+  const std::size_t n = small_mode() ? 20000 : 1200000;
+  int iteration = 0;
+  for (Keys kind : kinds) {
+    for (std::uint32_t tiles : tile_counts) {
+      const std::size_t records = std::max<std::size_t>(n, std::size_t(tiles) * 512);
+      Case c = random_case(rng_, records, tiles, static_cast<TileDist>(iteration % 4));
+      c.mode = Mode::bin_and_sort;
+      c.slack_records = 0;
+      c.order = (iteration & 1) ? tilesort::Order::descending : tilesort::Order::ascending;
+      for (std::size_t i = 0; i < records; ++i) {
+        std::uint32_t& k = c.keys[i];
+        switch (kind) {
+          case Keys::random: k = std::uint32_t(rng_()); break;
+          case Keys::all_equal: k = 0x8badf00du; break;
+          case Keys::shared_top_bits: k = 0x40000000u | std::uint32_t(rng_() % 4096); break;
+          case Keys::presorted: k = std::uint32_t(i * 3571u); break;
+          case Keys::reversed: k = ~std::uint32_t(i * 3571u); break;
+          case Keys::two_values: k = (rng_() & 1) ? 7u : 0xFFFFFFF0u; break;
+          case Keys::skewed_top: k = (rng_() % 10) ? 0xFFFFFFFFu - std::uint32_t(rng_() % 16) : std::uint32_t(rng_()); break;
+        }
+      }
+      switch (iteration % 3) {
+        case 0: break;
+        case 1: c.begin_bit = 3; c.end_bit = 4; break;  // one key bit
+        case 2: c.begin_bit = 8; c.end_bit = 20; break;
+      }
+      SCOPED_TRACE("keys " + std::to_string(int(kind)) + " iteration " + std::to_string(iteration));
+      ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
+      ++iteration;
     }
   }
 }

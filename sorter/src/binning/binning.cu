@@ -90,8 +90,10 @@ SortPlan sort_plan_for(const BinPlan& plan) {
 Status check_bin_plan(const BinPlan& plan) {
   if (plan.max_records == 0 || plan.max_tiles == 0)
     return Status(StatusCode::invalid_argument, "plan.max_records and plan.max_tiles must be positive");
+  static_assert(Policy::kChunk == 3584, "the message below names the chunk size");
   if (plan.max_records > UINT32_MAX - Policy::kChunk)
-    return Status(StatusCode::invalid_argument, "plan.max_records must be below 2^32 - 4096 (u32 record indices)");
+    return Status(StatusCode::invalid_argument,
+                  "plan.max_records must be below 2^32 - 3584, one scatter chunk (u32 record indices)");
   if (unsigned(plan.value_type) > unsigned(ValueType::b64))
     return Status(StatusCode::unsupported_type, "plan.value_type out of range");
   if (plan.max_tile_records > plan.max_records)
