@@ -276,46 +276,50 @@ __device__ __forceinline__ std::uint64_t load_lookback(const std::uint64_t* word
   return *reinterpret_cast<const volatile std::uint64_t*>(word);
 }
 
-/// cp.async of one 4- or 8-byte word (sm_80+): the copy proceeds while the
-/// thread goes on, and costs no register.
+/// Copies one 4- or 8-byte word into shared memory. From sm_80 on it is a
+/// cp.async: the copy proceeds while the thread goes on, and holds no
+/// register. Older GPUs copy through a register.
 template <class Word>
 __device__ __forceinline__ void copy_to_shared_async(Word* smem, const Word* gmem) {
   static_assert(sizeof(Word) == 4 || sizeof(Word) == 8, "cp.async copies 4, 8 or 16 bytes");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(int(sizeof(Word)))
                : "memory");
+#else
+  *smem = *gmem;
+#endif
 }
 
-/// Waits for this thread's cp.async copies (a __syncthreads must follow
-/// before other threads read them).
-__device__ __forceinline__ void wait_shared_copies() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+/// Waits for this thread's copy_to_shared_async copies (a __syncthreads
+/// must follow before other threads read them).
+__device__ __forceinline__ void wait_shared_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
 
-/// Dynamic shared memory of the scatter kernel, in this order: the digits'
-/// global offsets; the chunk's keys and values in input order (copied in
-/// while the tile ids are ranked); then the per-warp digit counters, which
-/// the staging area (each sorted position's tile id and input index) reuses
-/// once every thread holds its records' block positions.
-template <class Policy>
-struct ScatterSmemLayout {
-  static constexpr std::size_t digit_offsets = 0;
-  static constexpr std::size_t keys = sizeof(std::uint32_t) * Policy::kThreads;
+/// Dynamic shared memory of the scatter kernel (byte offsets), in this
+/// order: the digits' global offsets; the chunk's keys and values in input
+/// order (copied in while the tile ids are ranked); then the per-warp digit
+/// counters, which the staging area (each sorted position's tile id and
+/// 16-bit input index) reuses once every thread holds its records' block
+/// positions.
+template <class Policy, bool kHasKeys, class Value>
+struct ScatterSmem {
+  static_assert(Policy::kChunk <= 65536, "staged input indices are 16-bit");
+  static constexpr std::size_t kValueBytes = std::is_same<Value, BinNoValue>::value ? 0 : sizeof(Value);
+  static constexpr std::size_t kKeys = sizeof(std::uint32_t) * Policy::kThreads;
+  static constexpr std::size_t kValues = kKeys + (kHasKeys ? sizeof(std::uint32_t) * Policy::kChunk : 0);
+  static constexpr std::size_t kStaging = (kValues + kValueBytes * Policy::kChunk + 15) / 16 * 16;
+  static constexpr std::size_t kCounterBytes = sizeof(std::uint32_t) * Policy::kWarps * Policy::kThreads;
+  static constexpr std::size_t kStagingBytes = std::size_t(Policy::kChunk) * (sizeof(std::uint32_t) + sizeof(std::uint16_t));
+  static constexpr std::size_t kBytes = kStaging + (kCounterBytes > kStagingBytes ? kCounterBytes : kStagingBytes);
 };
-template <class Policy, bool kHasKeys, class Value>
-constexpr std::size_t scatter_values_offset() {
-  return ScatterSmemLayout<Policy>::keys + (kHasKeys ? sizeof(std::uint32_t) * Policy::kChunk : 0);
-}
-template <class Policy, bool kHasKeys, class Value>
-constexpr std::size_t scatter_staging_offset() {
-  constexpr std::size_t value_bytes = std::is_same<Value, BinNoValue>::value ? 0 : sizeof(Value);
-  constexpr std::size_t end = scatter_values_offset<Policy, kHasKeys, Value>() + value_bytes * Policy::kChunk;
-  return (end + 15) / 16 * 16;
-}
+
 template <class Policy, bool kHasKeys, class Value>
 constexpr std::size_t scatter_smem_bytes() {
-  static_assert(Policy::kChunk <= 65536, "staged input indices are 16-bit");
-  constexpr std::size_t counters = sizeof(std::uint32_t) * Policy::kWarps * Policy::kThreads;
-  constexpr std::size_t staging = std::size_t(Policy::kChunk) * (sizeof(std::uint32_t) + sizeof(std::uint16_t));
-  return scatter_staging_offset<Policy, kHasKeys, Value>() + (counters > staging ? counters : staging);
+  return ScatterSmem<Policy, kHasKeys, Value>::kBytes;
 }
 
 /// One chunk per block: stable rank by digit, stage in shared memory in
@@ -350,11 +354,11 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
   if (begin >= n) return;
   const std::uint32_t count = min(std::uint32_t(Policy::kChunk), n - begin);
 
+  using Smem = ScatterSmem<Policy, kHasKeys, Value>;
   std::uint32_t* digit_offset = reinterpret_cast<std::uint32_t*>(scatter_smem);  // [digit]
-  std::uint32_t* in_keys = reinterpret_cast<std::uint32_t*>(scatter_smem + ScatterSmemLayout<Policy>::keys);
-  Value* in_values = reinterpret_cast<Value*>(scatter_smem + scatter_values_offset<Policy, kHasKeys, Value>());
-  std::uint32_t* warp_hist =  // [warp][digit]
-      reinterpret_cast<std::uint32_t*>(scatter_smem + scatter_staging_offset<Policy, kHasKeys, Value>());
+  std::uint32_t* in_keys = reinterpret_cast<std::uint32_t*>(scatter_smem + Smem::kKeys);
+  Value* in_values = reinterpret_cast<Value*>(scatter_smem + Smem::kValues);
+  std::uint32_t* warp_hist = reinterpret_cast<std::uint32_t*>(scatter_smem + Smem::kStaging);  // [warp][digit]
   // Staging aliases warp_hist (a __syncthreads separates the two uses).
   std::uint32_t* s_tiles = warp_hist;
   std::uint16_t* s_source = reinterpret_cast<std::uint16_t*>(s_tiles + Policy::kChunk);
