@@ -554,9 +554,10 @@ TEST_F(BinningGpu, EdgeCases) {
 }
 
 // Key patterns a depth sort meets (all equal, presorted, reversed, two
-// values, a crowded top, keys that share their top bits) with at least 512
-// records per tile, on 1, 2040 and 8160 tiles, both orders and three bit
-// ranges.
+// values, a crowded top, keys that share their top bits) in long tiles: at
+// least 512 records per tile on average, so they reach the one-block classes
+// and, on one tile, the MSD rounds. 1, 2040 and 8160 tiles, both orders,
+// three bit ranges.
 TEST_F(BinningGpu, BinAndSortKeyPatterns) {
   TS_TRACE_SEED();
   enum class Keys { random, all_equal, shared_top_bits, presorted, reversed, two_values, skewed_top };
@@ -578,8 +579,8 @@ TEST_F(BinningGpu, BinAndSortKeyPatterns) {
           case Keys::random: k = std::uint32_t(rng_()); break;
           case Keys::all_equal: k = 0x8badf00du; break;
           case Keys::shared_top_bits: k = 0x40000000u | std::uint32_t(rng_() % 4096); break;
-          case Keys::presorted: k = std::uint32_t(i * 3571u); break;
-          case Keys::reversed: k = ~std::uint32_t(i * 3571u); break;
+          case Keys::presorted: k = std::uint32_t(std::uint64_t(i) * 0xFFFFFFFFu / records); break;
+          case Keys::reversed: k = ~std::uint32_t(std::uint64_t(i) * 0xFFFFFFFFu / records); break;
           case Keys::two_values: k = (rng_() & 1) ? 7u : 0xFFFFFFF0u; break;
           case Keys::skewed_top: k = (rng_() % 10) ? 0xFFFFFFFFu - std::uint32_t(rng_() % 16) : std::uint32_t(rng_()); break;
         }
