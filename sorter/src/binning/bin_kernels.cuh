@@ -317,11 +317,6 @@ struct ScatterSmem {
   static constexpr std::size_t kBytes = kStaging + (kCounterBytes > kStagingBytes ? kCounterBytes : kStagingBytes);
 };
 
-template <class Policy, bool kHasKeys, class Value>
-constexpr std::size_t scatter_smem_bytes() {
-  return ScatterSmem<Policy, kHasKeys, Value>::kBytes;
-}
-
 /// One chunk per block: stable rank by digit, stage in shared memory in
 /// digit order, then write each digit's run to its place. Writes nothing
 /// when the status holds an error.

@@ -90,10 +90,12 @@ SortPlan sort_plan_for(const BinPlan& plan) {
 Status check_bin_plan(const BinPlan& plan) {
   if (plan.max_records == 0 || plan.max_tiles == 0)
     return Status(StatusCode::invalid_argument, "plan.max_records and plan.max_tiles must be positive");
-  static_assert(Policy::kChunk == 3584, "the message below names the chunk size");
-  if (plan.max_records > UINT32_MAX - Policy::kChunk)
-    return Status(StatusCode::invalid_argument,
-                  "plan.max_records must be below 2^32 - 3584, one scatter chunk (u32 record indices)");
+  if (plan.max_records > UINT32_MAX - Policy::kChunk) {
+    char message[112];
+    std::snprintf(message, sizeof(message),
+                  "plan.max_records must be below 2^32 - %d, one scatter chunk (u32 record indices)", Policy::kChunk);
+    return Status(StatusCode::invalid_argument, message);
+  }
   if (unsigned(plan.value_type) > unsigned(ValueType::b64))
     return Status(StatusCode::unsupported_type, "plan.value_type out of range");
   if (plan.max_tile_records > plan.max_records)
@@ -162,7 +164,7 @@ struct BinLaunch {
 
 template <bool kHasKeys, class Value, bool kIota>
 cudaError_t launch_scatter(const BinLaunch& b, const ScatterParams<Value>& sp, bool first, bool programmatic) {
-  constexpr std::size_t smem = scatter_smem_bytes<Policy, kHasKeys, Value>();
+  constexpr std::size_t smem = ScatterSmem<Policy, kHasKeys, Value>::kBytes;
   cudaError_t err;
   if (first) {
     const auto kernel = bin_scatter_kernel<Policy, kHasKeys, Value, kIota>;
@@ -335,8 +337,7 @@ cudaError_t launch_gather(const GatherArgs& args, std::uint32_t words_per_record
   int blocks = 0;
   const cudaError_t err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kGatherThreads, 0, &blocks);
   if (err != cudaSuccess) return err;
-  kernel<<<blocks, Policy::kGatherThreads, 0, stream>>>(gp);
-  return cudaGetLastError();
+  return launch_kernel(kernel, blocks, Policy::kGatherThreads, 0, stream, false, gp);
 }
 
 }  // namespace
