@@ -162,22 +162,17 @@ struct BinLaunch {
   cudaStream_t stream;
 };
 
+/// One scatter pass. Only the first pass can make the values up (bin_index's
+/// record indices); later passes move the values the first one wrote.
 template <bool kHasKeys, class Value, bool kIota>
 cudaError_t launch_scatter(const BinLaunch& b, const ScatterParams<Value>& sp, bool first, bool programmatic) {
   constexpr std::size_t smem = ScatterSmem<Policy, kHasKeys, Value>::kBytes;
-  cudaError_t err;
-  if (first) {
-    const auto kernel = bin_scatter_kernel<Policy, kHasKeys, Value, kIota>;
-    int blocks = 0;  // the call also raises the kernel's shared memory limit once
-    if ((err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kThreads, smem, &blocks))) return err;
-    err = launch_kernel(kernel, int(b.layout.chunk_stride), Policy::kThreads, smem, b.stream, programmatic, sp);
-  } else {
-    const auto kernel = bin_scatter_kernel<Policy, kHasKeys, Value, false>;
-    int blocks = 0;
-    if ((err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kThreads, smem, &blocks))) return err;
-    err = launch_kernel(kernel, int(b.layout.chunk_stride), Policy::kThreads, smem, b.stream, programmatic, sp);
-  }
-  return err;
+  const auto kernel = first ? bin_scatter_kernel<Policy, kHasKeys, Value, kIota>
+                            : bin_scatter_kernel<Policy, kHasKeys, Value, false>;
+  int blocks = 0;  // the call also raises the kernel's shared memory limit once
+  const cudaError_t err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kThreads, smem, &blocks);
+  if (err != cudaSuccess) return err;
+  return launch_kernel(kernel, int(b.layout.chunk_stride), Policy::kThreads, smem, b.stream, programmatic, sp);
 }
 
 template <bool kHasKeys, class Value, bool kIota>
