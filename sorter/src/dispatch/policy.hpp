@@ -113,6 +113,14 @@ struct Sm90Policy {
                  BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min3>,     // 2049..4096
                  BlockSortShape<512, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, Radix5>,           // 4097..8192
                  BlockSortShape<1024, 16, BlockAlgorithm::bitonic, BlockAlgorithm::none, StagedWideWords>>;  // 8193..16384
+  // Windows (kernels/classify.cuh): consecutive segments that would leave
+  // much of their class's tile empty share a larger tile instead. The choice
+  // weighs each class's cost per item at a full tile, in hundredths of a
+  // copy of the same items (H200, u32 pairs, fixed-S at the class's longest
+  // S; warp8 and warp32 interpolated), against how full each tile would be.
+  static constexpr std::uint32_t kClassCost[kNumClasses - 1] = {
+      190, 209, 250, 300, 362,         // warp classes: 8, 16, 32, 64, 128 keys
+      319, 378, 443, 472, 550, 674};   // block classes, in the order of BlockShapes
   // Sorts of at most 16 compared bits send ranges longer than this to the
   // MSD rounds instead of a one-block class: two 8-bit rounds finish them,
   // and the 8193..16384 shape has no narrow words (binning suite, H200:

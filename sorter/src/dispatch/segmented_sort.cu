@@ -63,8 +63,9 @@ std::uint64_t effective_max_segment(const SortPlan& plan) {
 
 /// Byte offsets of every workspace array. Depends on the plan only.
 struct Layout {
-  std::size_t counters, bucket_done[kMaxMsdRoundsAny], zeroed_bytes;
-  std::size_t class_segments, child_tasks[kNumChildLists], fallback_tasks;
+  std::size_t counters, chunk_ready[kMaxMsdRoundsAny], zeroed_bytes;
+  std::size_t chunk_aggregate, chunk_inclusive;
+  std::size_t class_segments, class_window_segments, child_tasks[kNumChildLists], fallback_tasks;
   std::size_t buckets[kMaxMsdRoundsAny], digit_base[kMaxMsdRoundsAny], chunk_hist[kMaxMsdRoundsAny];
   std::size_t scratch_keys, scratch_values, total;
   std::uint32_t max_children[kNumChildLists], max_fallback, max_buckets, max_chunks;
@@ -105,9 +106,10 @@ Layout make_layout(const SortPlan& plan) {
   carve.take(sizeof(DeviceStatus));  // at offset 0: device_status() relies on it
   l.counters = carve.take(sizeof(Counters));
   for (int r = 0; r < kMaxMsdRoundsAny; ++r)
-    l.bucket_done[r] = carve.take(std::uint64_t(l.max_buckets) * sizeof(std::uint32_t));
+    l.chunk_ready[r] = carve.take(std::uint64_t(l.max_chunks) * sizeof(std::uint32_t));
   l.zeroed_bytes = carve.offset;
   l.class_segments = carve.take(plan.max_segments * sizeof(std::uint32_t));
+  l.class_window_segments = carve.take(plan.max_segments * sizeof(std::uint32_t));
   for (int k = 0; k < kNumChildLists; ++k)
     l.child_tasks[k] = carve.take(std::uint64_t(l.max_children[k]) * sizeof(Task));
   l.fallback_tasks = carve.take(std::uint64_t(l.max_fallback) * sizeof(Task));
@@ -116,6 +118,8 @@ Layout make_layout(const SortPlan& plan) {
     l.digit_base[r] = carve.take(std::uint64_t(l.max_buckets) * 256 * sizeof(std::uint32_t));
     l.chunk_hist[r] = carve.take(std::uint64_t(l.max_chunks) * 256 * sizeof(std::uint32_t));
   }
+  l.chunk_aggregate = carve.take(std::uint64_t(l.max_chunks) * 256 * sizeof(std::uint32_t));
+  l.chunk_inclusive = carve.take(std::uint64_t(l.max_chunks) * 256 * sizeof(std::uint32_t));
   const std::uint64_t scratch_items = l.large_possible ? plan.max_items : 0;
   l.scratch_keys = carve.take(scratch_items * size_of(plan.key_type));
   l.scratch_values = carve.take(scratch_items * size_of(plan.value_type));
@@ -182,6 +186,38 @@ BlockClassLimits call_block_limits(const SortPlan& plan, int compared_bits) {
     if (compared_bits <= 16 && limits.max_length[b] > Policy::kNarrowOneBlockMax)
       limits.max_length[b] = limits.max_length[b - 1];
   return limits;
+}
+
+/// Window classes: block shapes that sort windows for these types (the
+/// bitonic path, 32-bit keys), that this call's limits leave non-empty and
+/// that it launches (their shortest range is at most `max_range`).
+template <class Policy, std::size_t... B>
+std::uint32_t window_classes_impl(const SortPlan& plan, const BlockClassLimits& limits, std::uint64_t max_range,
+                                  std::index_sequence<B...>) {
+  const int key_bytes = int(size_of(plan.key_type));
+  const bool has_values = plan.value_type != ValueType::none;
+  std::uint32_t mask = 0;
+  ((mask |= key_bytes == 4 &&
+                    block_algorithm_for<BlockShapeOf<Policy, int(B)>>(key_bytes, has_values) == BlockAlgorithm::bitonic &&
+                    block_class_min(limits.max_length, int(B)) <= limits.max_length[B] &&
+                    block_class_min(limits.max_length, int(B)) <= max_range
+                ? 1u << (kClassBlock0 + int(B))
+                : 0u),
+   ...);
+  return mask;
+}
+
+/// The call's pack table (kernels/classify.cuh): class tiles from the call's
+/// limits, costs from the policy.
+template <class Policy>
+PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, std::uint64_t max_range) {
+  PackTable table{};
+  for (int c = 0; c < kNumWarpClasses; ++c) table.tile[c] = 8u << c;
+  for (int b = 0; b < kNumBlockClasses; ++b) table.tile[kClassBlock0 + b] = limits.max_length[b];
+  for (int c = 0; c < kNumClasses - 1; ++c) table.cost[c] = Policy::kClassCost[c];
+  table.window_classes =
+      window_classes_impl<Policy>(plan, limits, max_range, std::make_index_sequence<kNumBlockClasses>());
+  return table;
 }
 
 /// Shared memory of block shape B for these types (0 where it has no algorithm).
@@ -331,15 +367,18 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   lists.status = at<DeviceStatus>(workspace, 0);
   lists.counters = at<Counters>(workspace, layout.counters);
   lists.class_segments = at<std::uint32_t>(workspace, layout.class_segments);
+  lists.class_window_segments = at<std::uint32_t>(workspace, layout.class_window_segments);
   if (layout.large_possible) {
     for (int k = 0; k < kNumChildLists; ++k) lists.child_tasks[k] = at<Task>(workspace, layout.child_tasks[k]);
     lists.fallback_tasks = at<Task>(workspace, layout.fallback_tasks);
     for (int r = 0; r < kMaxMsdRoundsAny; ++r) {
       lists.buckets[r] = at<Bucket>(workspace, layout.buckets[r]);
-      lists.bucket_done[r] = at<std::uint32_t>(workspace, layout.bucket_done[r]);
+      lists.chunk_ready[r] = at<std::uint32_t>(workspace, layout.chunk_ready[r]);
       lists.digit_base[r] = at<std::uint32_t>(workspace, layout.digit_base[r]);
       lists.chunk_hist[r] = at<std::uint32_t>(workspace, layout.chunk_hist[r]);
     }
+    lists.chunk_aggregate = at<std::uint32_t>(workspace, layout.chunk_aggregate);
+    lists.chunk_inclusive = at<std::uint32_t>(workspace, layout.chunk_inclusive);
   }
   for (int k = 0; k < kNumChildLists; ++k) lists.max_children[k] = layout.max_children[k];
   lists.max_fallback = layout.max_fallback;
@@ -389,6 +428,13 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   ctx.num_msd_rounds = max_segment > one_block_max ? std::min(Sm90Policy::kMaxMsdRounds, digits) : 0;
   // MSD children can be as long as one block holds.
   ctx.max_range = ctx.num_msd_rounds > 0 ? std::max<std::uint64_t>(max_segment, one_block_max) : max_segment;
+
+#ifdef TILESORT_WITH_SM75_POLICY
+  src.pack = policy == PolicyKind::sm90 ? call_pack_table<Sm90Policy>(plan, ctx.block_limits, ctx.max_range)
+                                        : call_pack_table<Sm75Policy>(plan, ctx.block_limits, ctx.max_range);
+#else
+  src.pack = call_pack_table<Sm90Policy>(plan, ctx.block_limits, ctx.max_range);
+#endif
 
   // Classification: zero the counters, count per class, scatter to regions.
   err = cudaMemsetAsync(workspace, 0, layout.zeroed_bytes, stream);

@@ -72,19 +72,31 @@ struct Counters {
   std::uint32_t fallback_count;  // buckets still too large after the rounds
   std::uint32_t bucket_count[kMaxMsdRoundsAny];
   std::uint32_t chunk_count[kMaxMsdRoundsAny];
+  std::uint32_t histogram_ticket[kMaxMsdRoundsAny];  // next chunk of a round's histogram kernel (in order)
+};
+
+/// Publication state of one MSD chunk's digit counts (WorkLists::chunk_ready),
+/// for the decoupled look-back of the histogram kernel.
+enum ChunkReady : std::uint32_t {
+  kChunkNotReady = 0,   // nothing published yet (the flags are zeroed every sort)
+  kChunkAggregate = 1,  // chunk_aggregate holds the chunk's own counts
+  kChunkInclusive = 2,  // chunk_inclusive holds the counts of the bucket's chunks up to this one
 };
 
 /// Pointers into the workspace plus the capacities behind them.
 struct WorkLists {
   DeviceStatus* status;
   Counters* counters;
-  std::uint32_t* class_segments;  // segment ids, max_segments entries, one region per class
+  std::uint32_t* class_segments;  // first segment of each task, max_segments entries, one region per class
+  std::uint32_t* class_window_segments;  // segments in each task (1, or a window's count), same indexing
   Task* child_tasks[kNumChildLists];
   Task* fallback_tasks;
   Bucket* buckets[kMaxMsdRoundsAny];
-  std::uint32_t* bucket_done[kMaxMsdRoundsAny];  // chunks finished, per bucket (zeroed)
+  std::uint32_t* chunk_ready[kMaxMsdRoundsAny];  // [chunk] ChunkReady (zeroed)
   std::uint32_t* digit_base[kMaxMsdRoundsAny];   // [bucket][256]
-  std::uint32_t* chunk_hist[kMaxMsdRoundsAny];   // [chunk][256], becomes the chunk prefix
+  std::uint32_t* chunk_hist[kMaxMsdRoundsAny];   // [chunk][256]: digit counts of the bucket's earlier chunks
+  std::uint32_t* chunk_aggregate;  // [chunk][256] look-back values, reused by every round
+  std::uint32_t* chunk_inclusive;  // [chunk][256]
   std::uint32_t max_children[kNumChildLists];
   std::uint32_t max_fallback;
   std::uint32_t max_buckets;
@@ -98,7 +110,7 @@ struct RoundLists {
   int round;
   Bucket* buckets;
   Bucket* next_buckets;  // null in the last round
-  std::uint32_t* bucket_done;
+  std::uint32_t* chunk_ready;
   std::uint32_t* digit_base;
   std::uint32_t* chunk_hist;
 };
@@ -108,7 +120,7 @@ inline RoundLists round_lists(const WorkLists& lists, int round) {
   r.round = round;
   r.buckets = lists.buckets[round];
   r.next_buckets = round + 1 < kMaxMsdRoundsAny ? lists.buckets[round + 1] : nullptr;
-  r.bucket_done = lists.bucket_done[round];
+  r.chunk_ready = lists.chunk_ready[round];
   r.digit_base = lists.digit_base[round];
   r.chunk_hist = lists.chunk_hist[round];
   return r;
@@ -125,6 +137,15 @@ __host__ __device__ constexpr std::uint32_t block_class_min(const std::uint32_t 
   return b == 0 ? kWarpSortMax + 1 : max_length[b - 1] + 1;
 }
 
+/// How classification packs segments into windows: for every class but
+/// kClassLarge, its longest range (its tile) and its cost per item at a full
+/// tile; `window_classes` has bit c set when class c sorts windows.
+struct PackTable {
+  std::uint32_t tile[kNumClasses - 1];
+  std::uint32_t cost[kNumClasses - 1];
+  std::uint32_t window_classes;
+};
+
 /// Where counts come from and what they may not exceed.
 struct CountSource {
   const void* offsets;
@@ -136,6 +157,7 @@ struct CountSource {
   std::uint64_t max_segments;
   std::uint64_t max_segment_items;
   std::uint32_t block_class_max[kNumBlockClasses];  // longest range of each block class
+  PackTable pack;
 };
 
 }  // namespace detail

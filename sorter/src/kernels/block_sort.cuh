@@ -52,16 +52,38 @@ struct BlockSorter {
                          cub::BlockMergeSort<Bits, Shape::kThreads, Shape::kItemsMax, Position>>>;
   static constexpr bool kStageValues = kBitonic && kHasValues<Value> && Shape::kStageValues;
   static constexpr int kMinBlocks = sizeof(Bits) == 4 && sizeof(Value) == 4 ? Shape::kMinBlocks : 0;
-  union TempStorage {
-    typename Load::TempStorage load;
-    typename Sort::TempStorage sort;
-    Value staged_values[kStageValues ? Shape::kTileItems : 1];
+  struct TempStorage {
+    union {
+      typename Load::TempStorage load;
+      typename Sort::TempStorage sort;
+      Value staged_values[kStageValues ? Shape::kTileItems : 1];
+    };
+    // A window's segment offsets, relative to its start (a windowed segment
+    // has at least 2 keys, so a window has at most half a tile of
+    // segments). Apart from the union, so they load while the keys do.
+    std::uint32_t window_offsets[kBitonic ? Shape::kTileItems / 2 + 2 : 1];
   };
 };
 
 /// block::BlockSort path.
+constexpr int log2_of(int v) { return v <= 1 ? 0 : 1 + log2_of(v >> 1); }
+
+/// Index of the last window segment starting at or before tile position p
+/// (offsets: the window's segments + 1 relative offsets).
+__device__ __forceinline__ std::uint32_t window_segment_at(const std::uint32_t* offsets, std::uint32_t segments,
+                                                           std::uint32_t p) {
+  std::uint32_t lo = 0, hi = segments - 1;
+  while (lo < hi) {
+    const std::uint32_t mid = (lo + hi + 1) >> 1;
+    if (offsets[mid] <= p) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 template <class Shape, class Bits, class Value>
 __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Value>& data, const Task& task,
+                                                        std::uint32_t window_first, std::uint32_t window_segments,
                                                         typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
   using Sorter = BlockSorter<Shape, Bits, Value>;
   constexpr int kItems = Shape::kItemsMax;
@@ -70,15 +92,25 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   // Blocked load: thread t holds tile positions [t * kItems, (t + 1) * kItems),
   // the input order the stable sort preserves. Positions >= length are
   // ignored by the sort.
+  // A range with no bits left to compare is already in order (blocked).
+  const bool needs_sort = task_high_bit(task) > data.begin_bit;
+  // A window (kernels/classify.cuh): several whole segments in one tile,
+  // sorted by (segment, key, position) words, so that every segment is
+  // ordered within its own range and output rank p stays in the segment
+  // input position p came from. Only 32-bit keys (the pack table offers no
+  // window classes for other types).
+  const bool windowed = sizeof(Bits) == 4 && window_segments > 1 && needs_sort;
+  if (windowed)
+    for (std::uint32_t j = t; j <= window_segments; j += Shape::kThreads)
+      storage.window_offsets[j] = std::uint32_t(data.offset(window_first + j) - task.begin);
+
   Bits key[kItems];
   const Bits* src_keys = data.key_source(task) + task.begin;
   typename Sorter::Load(storage.load).Load(src_keys, key, int(task.length));
 #pragma unroll
   for (int i = 0; i < kItems; ++i) key[i] = data.codec.encode(key[i]) & data.compare_mask;
-  __syncthreads();  // storage.load and storage.sort alias
+  __syncthreads();  // storage.load and storage.sort alias; the window offsets are in
 
-  // A range with no bits left to compare is already in order (blocked).
-  const bool needs_sort = task_high_bit(task) > data.begin_bit;
   // At most 16 bits to compare (quantised depths, or the last bits under an
   // MSD split): (key, position) fits one 32-bit word, half the data to move.
   // Bits above the task's high bit are equal within it, so they can go.
@@ -89,7 +121,7 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   // one expression) left the 1024-thread kernel with 124-224 bytes of spills
   // instead of 56.
   bool narrow = false;
-  if constexpr (kNarrowCapable) narrow = needs_sort && task_high_bit(task) - data.begin_bit <= 16;
+  if constexpr (kNarrowCapable) narrow = !windowed && needs_sort && task_high_bit(task) - data.begin_bit <= 16;
   std::uint32_t position[kItems];
   if (narrow) {
     if constexpr (kNarrowCapable) {
@@ -100,7 +132,39 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
       typename Sorter::Sort(storage.sort).template SortPositionsNarrow<true>(key, int(task.length), position);
     }
   } else if (needs_sort) {
-    typename Sorter::Sort(storage.sort).template SortPositions<true>(key, int(task.length), position);
+    if constexpr (sizeof(Bits) == 4) {
+      // One network for segments and windows: a segment's word is
+      // (key << 32 | position), a window's (segment, compared key bits,
+      // position); either way the low kPositionBits are the position.
+      constexpr int kPositionBits = log2_of(Shape::kTileItems);
+      static_assert((1 << kPositionBits) == Shape::kTileItems, "bitonic tiles are powers of two");
+      static_assert(kPositionBits + 32 + kPositionBits <= 64, "(segment, key, position) fits 64 bits");
+      const std::uint32_t p0 = std::uint32_t(t * kItems);
+      std::uint32_t segment = windowed ? window_segment_at(storage.window_offsets, window_segments, p0) : 0u;
+      const int segment_shift = data.end_bit - data.begin_bit + kPositionBits;
+      std::uint64_t word[kItems];
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        const std::uint32_t p = p0 + std::uint32_t(i);
+        if (p >= task.length) {
+          word[i] = ~std::uint64_t(0);
+        } else if (windowed) {
+          while (storage.window_offsets[segment + 1] <= p) ++segment;
+          word[i] = (std::uint64_t(segment) << segment_shift) |
+                    (std::uint64_t(key[i] >> data.begin_bit) << kPositionBits) | p;
+        } else {
+          word[i] = (std::uint64_t(key[i]) << 32) | p;
+        }
+      }
+      typename Sorter::Sort(storage.sort).template SortWords<true>(word);
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        position[i] = std::uint32_t(word[i]) & ((1u << kPositionBits) - 1u);
+        key[i] = Bits(word[i] >> 32);  // a segment's key; a window gathers its keys below
+      }
+    } else {
+      typename Sorter::Sort(storage.sort).template SortPositions<true>(key, int(task.length), position);
+    }
   } else {
 #pragma unroll
     for (int i = 0; i < kItems; ++i) position[i] = std::uint32_t(t * kItems + i);
@@ -110,7 +174,7 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   };
   // Keys come out masked (or narrowed) to the compared bits; unless that is
   // all of them, gather the originals like the values.
-  const bool gather_keys = narrow || data.compare_mask != kAllOnes<Bits> || !needs_sort;
+  const bool gather_keys = narrow || windowed || data.compare_mask != kAllOnes<Bits> || !needs_sort;
 
   Value value[Sorter::kStageValues ? 1 : kItems];
   if constexpr (Sorter::kStageValues) __syncthreads();  // the sort's storage becomes the staging area
@@ -202,9 +266,11 @@ __device__ __forceinline__ void block_sort_task_cub(const SortData<Bits, Value>&
 /// writes it to the user arrays (in place when the task lives there).
 template <class Shape, class Bits, class Value>
 __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& data, const Task& task,
+                                                std::uint32_t window_first, std::uint32_t window_segments,
                                                 typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
-  if constexpr (BlockSorter<Shape, Bits, Value>::kBitonic) block_sort_task_bitonic<Shape>(data, task, storage);
-  else block_sort_task_cub<Shape>(data, task, storage);
+  if constexpr (BlockSorter<Shape, Bits, Value>::kBitonic)
+    block_sort_task_bitonic<Shape>(data, task, window_first, window_segments, storage);
+  else block_sort_task_cub<Shape>(data, task, storage);  // no windows (dispatch offers none)
 }
 
 /// One block per segment of class CLASS, then per MSD child of that size.
@@ -232,8 +298,10 @@ __global__ void __launch_bounds__(Shape::kThreads, (BlockSorter<Shape, Bits, Val
       __syncthreads();
       const std::uint32_t v = next_task;
       if (v >= count + children) break;
-      const Task task = v < count ? data.segment_task(lists.class_segments[region + v]) : child_tasks[v - count];
-      block_sort_task<Shape>(data, task, storage);
+      const std::uint32_t first = v < count ? lists.class_segments[region + v] : 0u;
+      const std::uint32_t segments = v < count ? lists.class_window_segments[region + v] : 1u;
+      const Task task = v < count ? data.window_task(first, segments) : child_tasks[v - count];
+      block_sort_task<Shape>(data, task, first, segments, storage);
       __syncthreads();  // the next task's ticket and load reuse the shared memory
     }
   }

@@ -8,6 +8,8 @@
 // device-side segment count, so no count ever travels to the host.
 #pragma once
 
+#include <cub/block/block_scan.cuh>
+
 #include "kernels/common.cuh"
 
 namespace tilesort {
@@ -50,6 +52,136 @@ __device__ __forceinline__ std::uint32_t count_in_block(std::uint32_t* block_cou
   return base + std::uint32_t(__popc(peers & lanes_below()));
 }
 
+/// The class a range of `length` keys is sorted in, and whether it would
+/// rather share a tile with its neighbours (a window). A range goes to the
+/// option with the lowest cost per key: its own class, whose tile it may
+/// leave up to half empty, or a window class whose tile holds
+/// floor(tile / length) such ranges. Cost per key = the class's cost at a
+/// full tile / the share of the tile the keys fill.
+struct PackChoice {
+  int size_class;  // own class when not windowed
+  bool window;
+};
+__device__ __forceinline__ PackChoice pack_choice(std::uint64_t length, const CountSource& src) {
+  const int own = size_class_of(length, src.block_class_max);
+  PackChoice choice{own, false};
+  if (own == kClassNone || own == kClassLarge || src.pack.window_classes == 0) return choice;
+  // Compare cost * tile / (ranges per tile * length) as fractions.
+  std::uint64_t best_num = std::uint64_t(src.pack.cost[own]) * src.pack.tile[own];
+  std::uint64_t best_den = length;
+#pragma unroll
+  for (int c = kClassBlock0; c < kClassLarge; ++c) {
+    const std::uint32_t tile = src.pack.tile[c];
+    if (!((src.pack.window_classes >> c) & 1u) || tile < 2 * length) continue;
+    const std::uint64_t num = std::uint64_t(src.pack.cost[c]) * tile;
+    const std::uint64_t den = (tile / length) * length;
+    if (num * best_den < best_num * den) {
+      best_num = num;
+      best_den = den;
+      choice = PackChoice{c, true};
+    }
+  }
+  return choice;
+}
+
+/// Shared memory of window formation over one group of kClassifyThreads
+/// consecutive segments (windows never cross groups, so both classification
+/// kernels form the same windows independently).
+struct WindowScratch {
+  using Scan = cub::BlockScan<std::uint32_t, kClassifyThreads>;
+  typename Scan::TempStorage scan;
+  std::uint32_t prefix[kClassifyThreads + 1];  // exclusive prefix of windowed lengths
+  std::int32_t pack[kClassifyThreads];         // window class, or -1
+  std::uint16_t window_end[kClassifyThreads];  // end of the window that would start at a segment
+  std::uint32_t boundary[kClassifyThreads / 32];  // bit: the window class changes at this segment
+  std::uint32_t starts[kClassifyThreads / 32];    // bit: a window starts at this segment
+};
+
+/// What classification does with one segment of the group: nothing (it is
+/// part of a window that another segment stands for), or one task of
+/// `size_class` made of `segments` consecutive segments starting here.
+struct GroupTask {
+  int size_class;
+  std::uint32_t segments;
+};
+
+/// Next set bit of `mask` (kClassifyThreads bits) after bit i, or `end`.
+__device__ __forceinline__ int next_bit_after(const std::uint32_t* mask, int i, int end) {
+  for (int w = (i + 1) >> 5; w < kClassifyThreads / 32; ++w) {
+    const std::uint32_t bits = mask[w] & (w == ((i + 1) >> 5) ? ~0u << ((i + 1) & 31) : ~0u);
+    if (bits) return min(end, w * 32 + __ffs(bits) - 1);
+  }
+  return end;
+}
+/// Last set bit of `mask` at or before bit i (one exists).
+__device__ __forceinline__ int last_bit_at_or_before(const std::uint32_t* mask, int i) {
+  for (int w = i >> 5; w >= 0; --w) {
+    const std::uint32_t bits = mask[w] & (w == (i >> 5) ? (0xffffffffu >> (31 - (i & 31))) : ~0u);
+    if (bits) return w * 32 + 31 - __clz(bits);
+  }
+  return 0;
+}
+
+/// Groups the segments of one group that chose windows (pack_choice) into
+/// windows: runs of consecutive segments with the same window class, cut
+/// next-fit into pieces that fill the class's tile. A piece of one segment,
+/// or of at most kWarpSortMax keys, is no window: its segments are sorted
+/// on their own. Block-collective; `length` is 0 for segments past the count.
+__device__ __forceinline__ GroupTask form_windows(std::uint64_t length, const CountSource& src, WindowScratch& ws) {
+  const int i = threadIdx.x;
+  const PackChoice choice = pack_choice(length, src);
+  const int pack = choice.window ? choice.size_class : -1;
+  ws.pack[i] = pack;
+  std::uint32_t before;
+  WindowScratch::Scan(ws.scan).ExclusiveSum(choice.window ? std::uint32_t(length) : 0u, before);
+  ws.prefix[i] = before;
+  if (i == kClassifyThreads - 1) ws.prefix[kClassifyThreads] = before + (choice.window ? std::uint32_t(length) : 0u);
+  __syncthreads();
+  const bool boundary = i == 0 || ws.pack[i - 1] != pack;
+  const std::uint32_t boundary_bits = __ballot_sync(0xffffffffu, boundary);
+  if ((i & 31) == 0) {
+    ws.boundary[i >> 5] = boundary_bits;
+    ws.starts[i >> 5] = 0;
+  }
+  __syncthreads();
+  int run_end = 0;
+  if (pack >= 0) {
+    run_end = next_bit_after(ws.boundary, i, kClassifyThreads);
+    // Last e in (i, run_end] with prefix[e] - prefix[i] <= tile; e > i
+    // because a windowed length is at most half its tile.
+    const std::uint32_t limit = before + src.pack.tile[pack];
+    int lo = i + 1, hi = run_end;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) >> 1;
+      if (ws.prefix[mid] <= limit) lo = mid;
+      else hi = mid - 1;
+    }
+    ws.window_end[i] = std::uint16_t(lo);
+  }
+  __syncthreads();
+  if (pack >= 0 && boundary) {  // walk the run's windows: one step per window
+    for (int w = i; w < run_end; w = ws.window_end[w]) atomicOr(&ws.starts[w >> 5], 1u << (w & 31));
+  }
+  __syncthreads();
+  GroupTask task{choice.size_class, 1};
+  if (pack >= 0) {
+    const int start = last_bit_at_or_before(ws.starts, i);
+    const int end = ws.window_end[start];
+    const std::uint32_t keys = ws.prefix[end] - ws.prefix[start];
+    if (end - start >= 2 && keys > kWarpSortMax) {
+      // The smallest window class that holds it (its own class at the latest).
+      int size_class = pack;
+      for (int c = pack - 1; c >= kClassBlock0; --c)
+        if (((src.pack.window_classes >> c) & 1u) && src.pack.tile[c] >= keys) size_class = c;
+      task = start == i ? GroupTask{size_class, std::uint32_t(end - start)} : GroupTask{kClassNone, 0};
+    } else {
+      task = GroupTask{size_class_of(length, src.block_class_max), 1};
+    }
+  }
+  __syncthreads();  // the scratch is reused by the next group
+  return task;
+}
+
 struct ResolvedCounts {
   std::uint64_t num_segments;
   std::uint64_t num_items;
@@ -77,37 +209,51 @@ __device__ __forceinline__ ResolvedCounts resolve_counts(const CountSource& src,
   return counts;
 }
 
+/// Length of segment s, or 0 (with the error reported when `report`) when its
+/// offsets are invalid; `valid` is false then.
+template <class OffsetT>
+__device__ __forceinline__ std::uint64_t checked_length(const CountSource& src, const ResolvedCounts& counts,
+                                                        std::uint64_t s, DeviceStatus* status, bool report,
+                                                        bool* valid) {
+  const OffsetT* offsets = static_cast<const OffsetT*>(src.offsets);
+  const std::uint64_t begin = offsets[s];
+  const std::uint64_t end = offsets[s + 1];
+  *valid = false;
+  if (end > counts.num_items) {
+    if (report) report_error(status, StatusCode::offsets_out_of_range, s + 1, end);
+  } else if (begin > end) {
+    if (report) report_error(status, StatusCode::offsets_not_monotonic, s, begin);
+  } else if (end - begin > src.max_segment_items) {
+    if (report) report_error(status, StatusCode::segment_too_large, s, end - begin);
+  } else {
+    *valid = true;
+    return end - begin;
+  }
+  return 0;
+}
+
+/// Both kernels walk the segments in groups of kClassifyThreads consecutive
+/// ones (block-uniform loop: window formation has barriers), so they form
+/// the same windows.
 template <class OffsetT>
 __global__ void __launch_bounds__(kClassifyThreads) classify_count_kernel(CountSource src, WorkLists lists) {
   enter_dependent_kernel();
   __shared__ std::uint32_t block_counts[kNumClasses];
+  __shared__ WindowScratch window_scratch;
   const bool reporter = blockIdx.x == 0 && threadIdx.x == 0;
   const ResolvedCounts counts = resolve_counts<OffsetT>(src, lists.status, reporter);
   if (!counts.valid) return;
   if (threadIdx.x < kNumClasses) block_counts[threadIdx.x] = 0;
   __syncthreads();
 
-  const OffsetT* offsets = static_cast<const OffsetT*>(src.offsets);
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  // Warp-uniform loop: count_in_block is warp-collective.
-  for (std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x + (threadIdx.x & ~31u);
-       first < counts.num_segments; first += stride) {
-    const std::uint64_t s = first + (threadIdx.x & 31);
-    int size_class = kClassNone;
-    if (s < counts.num_segments) {
-      const std::uint64_t begin = offsets[s];
-      const std::uint64_t end = offsets[s + 1];
-      if (end > counts.num_items) {
-        report_error(lists.status, StatusCode::offsets_out_of_range, s + 1, end);
-      } else if (begin > end) {
-        report_error(lists.status, StatusCode::offsets_not_monotonic, s, begin);
-      } else if (end - begin > src.max_segment_items) {
-        report_error(lists.status, StatusCode::segment_too_large, s, end - begin);
-      } else {
-        size_class = size_class_of(end - begin, src.block_class_max);
-      }
-    }
-    count_in_block(block_counts, size_class);
+  for (std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x; first < counts.num_segments; first += stride) {
+    const std::uint64_t s = first + threadIdx.x;
+    bool valid = false;
+    const std::uint64_t length =
+        s < counts.num_segments ? checked_length<OffsetT>(src, counts, s, lists.status, true, &valid) : 0;
+    const GroupTask task = form_windows(length, src, window_scratch);
+    count_in_block(block_counts, valid ? task.size_class : kClassNone);
   }
   __syncthreads();
   if (threadIdx.x < kNumClasses && block_counts[threadIdx.x] != 0)
@@ -121,6 +267,7 @@ __global__ void __launch_bounds__(kClassifyThreads)
   __shared__ std::uint32_t region_begin[kNumClasses];
   __shared__ std::uint32_t block_count[kNumClasses];
   __shared__ std::uint32_t block_base[kNumClasses];
+  __shared__ WindowScratch window_scratch;
   if (sort_aborted(lists)) return;
   const ResolvedCounts counts = resolve_counts<OffsetT>(src, lists.status, false);
   if (threadIdx.x < kNumClasses) region_begin[threadIdx.x] = class_region_begin(*lists.counters, threadIdx.x);
@@ -131,13 +278,11 @@ __global__ void __launch_bounds__(kClassifyThreads)
   for (std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x; first < counts.num_segments;
        first += stride) {
     const std::uint64_t s = first + threadIdx.x;
-    int size_class = kClassNone;
-    std::uint64_t begin = 0, length = 0;
-    if (s < counts.num_segments) {
-      begin = offsets[s];
-      length = std::uint64_t(offsets[s + 1]) - begin;
-      size_class = size_class_of(length, src.block_class_max);
-    }
+    bool valid = false;
+    const std::uint64_t length =
+        s < counts.num_segments ? checked_length<OffsetT>(src, counts, s, lists.status, false, &valid) : 0;
+    const GroupTask task = form_windows(length, src, window_scratch);
+    const int size_class = valid ? task.size_class : kClassNone;
     if (threadIdx.x < kNumClasses) block_count[threadIdx.x] = 0;
     __syncthreads();
     const std::uint32_t slot = count_in_block(block_count, size_class);
@@ -147,17 +292,19 @@ __global__ void __launch_bounds__(kClassifyThreads)
     __syncthreads();
     if (size_class != kClassNone) {
       if (size_class == kClassLarge) {
-        const Task task{begin, std::uint32_t(length), task_flags(false, key_high_bit)};
+        const Task large{std::uint64_t(offsets[s]), std::uint32_t(length), task_flags(false, key_high_bit)};
         const std::uint32_t b = atomicAdd(&lists.counters->bucket_count[0], 1u);
         const std::uint32_t chunks = std::uint32_t((length + msd_chunk_items - 1) / msd_chunk_items);
         const std::uint32_t chunk_base = atomicAdd(&lists.counters->chunk_count[0], chunks);
         if (b < lists.max_buckets && chunk_base + chunks <= lists.max_chunks) {
-          lists.buckets[0][b] = Bucket{task, chunk_base, 0u};
+          lists.buckets[0][b] = Bucket{large, chunk_base, 0u};
         } else {  // cannot happen when the workspace was sized from this plan
           report_error(lists.status, StatusCode::workspace_too_small, b, lists.max_buckets);
         }
       } else {
-        lists.class_segments[region_begin[size_class] + block_base[size_class] + slot] = std::uint32_t(s);
+        const std::uint32_t at = region_begin[size_class] + block_base[size_class] + slot;
+        lists.class_segments[at] = std::uint32_t(s);
+        lists.class_window_segments[at] = task.segments;
       }
     }
     __syncthreads();

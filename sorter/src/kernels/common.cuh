@@ -43,6 +43,24 @@ struct SortData {
     return Task{begin, std::uint32_t(end - begin), task_flags(false, end_bit)};
   }
 
+  /// The range of `count` consecutive segments from `first` (a window, or
+  /// one segment when count is 1).
+  __device__ __forceinline__ Task window_task(std::uint32_t first, std::uint32_t count) const {
+    std::uint64_t begin, end;
+    if (offsets_64) {
+      begin = static_cast<const std::uint64_t*>(offsets)[first];
+      end = static_cast<const std::uint64_t*>(offsets)[first + count];
+    } else {
+      begin = static_cast<const std::uint32_t*>(offsets)[first];
+      end = static_cast<const std::uint32_t*>(offsets)[first + count];
+    }
+    return Task{begin, std::uint32_t(end - begin), task_flags(false, end_bit)};
+  }
+  /// Offset `i` of the user's CSR offsets.
+  __device__ __forceinline__ std::uint64_t offset(std::uint64_t i) const {
+    return offsets_64 ? static_cast<const std::uint64_t*>(offsets)[i] : static_cast<const std::uint32_t*>(offsets)[i];
+  }
+
   __device__ __forceinline__ const Bits* key_source(const Task& t) const {
     return task_in_scratch(t) ? scratch_keys : keys;
   }

@@ -180,25 +180,50 @@ __device__ __forceinline__ void route_child(const Task& child, const RoundLists&
   }
 }
 
+/// Look-back flag accesses: the flag is published (release) after the
+/// block's values, and read (acquire) before them, at GPU scope.
+__device__ __forceinline__ void publish_chunk(std::uint32_t* flag, std::uint32_t state) {
+  __threadfence();
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(flag), "r"(state) : "memory");
+}
+__device__ __forceinline__ std::uint32_t chunk_state(const std::uint32_t* flag) {
+  std::uint32_t state;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(state) : "l"(flag) : "memory");
+  return state;
+}
+
+/// One block per chunk, in chunk order (a ticket): count the chunk's digits,
+/// then get the digit counts of the bucket's earlier chunks by decoupled
+/// look-back (each thread walks back over the chunks before, summing their
+/// published counts until one has its inclusive counts), so no block ever
+/// scans a whole bucket. The block of a bucket's last chunk then has the
+/// bucket's digit totals: it sets the digit bases and routes each child.
 template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::Msd::kThreads)
     msd_histogram_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl, int num_rounds,
                          BlockClassLimits limits) {
   enter_dependent_kernel();
   using Shape = typename Policy::Msd;
-  static_assert(Shape::kThreads == kDigits, "one thread per digit in the bucket scan");
+  static_assert(Shape::kThreads == kDigits, "one thread per digit in the look-back and the bucket scan");
   using Scan = cub::BlockScan<std::uint32_t, Shape::kThreads>;
   constexpr std::uint32_t kChunk = Shape::kTileItems;
   __shared__ std::uint32_t histogram[kDigits];
   __shared__ typename Scan::TempStorage scan_storage;
   __shared__ int bucket_slot;
+  __shared__ std::uint32_t next_chunk;
   __shared__ int flag;
   if (sort_aborted(lists)) return;
 
   const std::uint32_t num_buckets = lists.counters->bucket_count[rl.round];
   const std::uint32_t num_chunks = lists.counters->chunk_count[rl.round];
   const int t = threadIdx.x;
-  for (std::uint32_t chunk = blockIdx.x; chunk < num_chunks; chunk += gridDim.x) {
+  for (;;) {
+    // Chunks are taken in order, so every chunk a look-back waits for
+    // belongs to a block that is already running: no deadlock.
+    if (t == 0) next_chunk = atomicAdd(&lists.counters->histogram_ticket[rl.round], 1u);
+    __syncthreads();
+    const std::uint32_t chunk = next_chunk;
+    if (chunk >= num_chunks) break;
     const int b = find_bucket<Shape::kThreads>(rl.buckets, num_buckets, chunk, kChunk, &bucket_slot);
     const Task bucket = rl.buckets[b].task;
     const std::uint32_t first_chunk = rl.buckets[b].chunk_base;
@@ -228,34 +253,51 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
       if (std::uint32_t(r * Shape::kThreads + t) < count)
         atomicAdd(&histogram[digit_of(data.codec.encode(key[r]), low, bits)], 1u);
     __syncthreads();
-    rl.chunk_hist[std::uint64_t(chunk) * kDigits + t] = histogram[t];
-    __threadfence();
-    __syncthreads();
-    if (t == 0) flag = atomicAdd(&rl.bucket_done[b], 1u) == num_bucket_chunks - 1;
-    __syncthreads();
-    if (!flag) continue;
 
-    // This block finished the bucket's last chunk: scan it. Thread t owns digit t.
-    __threadfence();
-    std::uint32_t* column = rl.chunk_hist + std::uint64_t(first_chunk) * kDigits + t;
-    std::uint32_t running = 0;
-    for (std::uint32_t c = 0; c < num_bucket_chunks; ++c) {
-      const std::uint32_t h = __ldcg(column + std::uint64_t(c) * kDigits);
-      column[std::uint64_t(c) * kDigits] = running;
-      running += h;
+    // Publish this chunk's counts, then look back. Thread t owns digit t.
+    const std::uint32_t mine = histogram[t];
+    const std::size_t row = std::size_t(chunk) * kDigits + t;
+    std::uint32_t before = 0;  // digit t's count in the bucket's chunks before this one
+    if (k == 0) {
+      lists.chunk_inclusive[row] = mine;
+      __syncthreads();
+      if (t == 0) publish_chunk(rl.chunk_ready + chunk, kChunkInclusive);
+    } else {
+      lists.chunk_aggregate[row] = mine;
+      __syncthreads();
+      if (t == 0) publish_chunk(rl.chunk_ready + chunk, kChunkAggregate);
+      for (std::uint32_t c = chunk - 1;; --c) {
+        std::uint32_t state;
+        while ((state = chunk_state(rl.chunk_ready + c)) == kChunkNotReady) {
+        }
+        const std::size_t at = std::size_t(c) * kDigits + t;
+        if (state == kChunkInclusive) {
+          before += __ldcg(lists.chunk_inclusive + at);
+          break;
+        }
+        before += __ldcg(lists.chunk_aggregate + at);
+      }
+      lists.chunk_inclusive[row] = before + mine;
+      __syncthreads();
+      if (t == 0) publish_chunk(rl.chunk_ready + chunk, kChunkInclusive);
     }
+    rl.chunk_hist[row] = before;
+    if (k + 1 != num_bucket_chunks) continue;  // the next ticket's barrier orders the shared memory
+
+    // The bucket's last chunk: `total` is digit t's count in the whole bucket.
+    const std::uint32_t total = before + mine;
     std::uint32_t digit_base;
-    Scan(scan_storage).ExclusiveSum(running, digit_base);
+    Scan(scan_storage).ExclusiveSum(total, digit_base);
     rl.digit_base[std::uint64_t(b) * kDigits + t] = digit_base;
     if (t == 0) flag = 0;
     __syncthreads();
-    if (running == bucket.length) flag = 1;
+    if (total == bucket.length) flag = 1;
     __syncthreads();
     const bool skip = flag != 0;
     if (t == 0) rl.buckets[b].skip = skip ? 1u : 0u;
-    if (running != 0) {
+    if (total != 0) {
       const bool in_scratch = skip ? task_in_scratch(bucket) : !task_in_scratch(bucket);
-      const Task child{bucket.begin + digit_base, running, task_flags(in_scratch, low)};
+      const Task child{bucket.begin + digit_base, total, task_flags(in_scratch, low)};
       route_child(child, rl, num_rounds, lists, limits.max_length, kChunk, data.begin_bit);
     }
     __syncthreads();

@@ -402,6 +402,26 @@ class BlockSort {
     }
   }
 
+  /// Lowest-level form: sorts caller-made 64-bit words ascending, for 32-bit
+  /// keys (Bits == std::uint32_t). The words must be distinct (put the input
+  /// position in their low bits to make the order stable) and padding must
+  /// be ~0, which sorts last. This lets a caller order by more than the key,
+  /// e.g. (segment, key, position) to sort several short segments in one
+  /// tile. Arrangement (blocked in, STRIPED out) and synchronisation as
+  /// SortPositions.
+  template <bool STRIPED = false>
+  __device__ __forceinline__ void SortWords(std::uint64_t (&words)[ITEMS_PER_THREAD]) {
+    static_assert(std::is_same<Bits, std::uint32_t>::value, "SortWords: 32-bit keys (64-bit words)");
+    const int t = int(threadIdx.x);
+    Word w[ITEMS_PER_THREAD];
+#pragma unroll
+    for (int r = 0; r < ITEMS_PER_THREAD; ++r) w[r] = Word{words[r]};
+    Network::sort(w, storage_.planes, t);
+    if constexpr (STRIPED) to_striped(w, t);
+#pragma unroll
+    for (int r = 0; r < ITEMS_PER_THREAD; ++r) words[r] = w[r].bits;
+  }
+
   /// SortPositions for keys of at most 16 bits (`key16[r] < 65536`: a
   /// quantised depth, or the compared bits of a key shifted down). The words
   /// are NarrowSortWord, so the sort moves half the data. Same result and

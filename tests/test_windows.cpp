@@ -1,0 +1,150 @@
+// Windows: several whole segments sorted in one block's tile
+// (sorter/src/kernels/classify.cuh). Classification packs runs of
+// consecutive segments whose own class would leave much of its tile empty;
+// these tests draw layouts that make such runs (and break them) in every
+// way the packing distinguishes, and check every result against the CPU
+// reference. Seeds as in test_segmented_sort.cpp (TILESORT_TEST_SEED).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gpu_test_util.hpp"
+
+namespace tstest {
+namespace {
+
+struct WindowCombo {
+  KeyType key;
+  ValueType value;
+  OffsetType offset;
+};
+
+// Windows exist for 32-bit keys; the other widths must be unaffected.
+const WindowCombo kCombos[] = {
+    {KeyType::u32, ValueType::b32, OffsetType::u32}, {KeyType::f32, ValueType::b64, OffsetType::u64},
+    {KeyType::i32, ValueType::none, OffsetType::u32}, {KeyType::u32, ValueType::none, OffsetType::u64},
+    {KeyType::u64, ValueType::b32, OffsetType::u32},
+};
+
+std::string name(const WindowCombo& c) {
+  return std::string(name_of(c.key)) + "_" + name_of(c.value) + "_" + name_of(c.offset);
+}
+
+/// Sizes that pack into windows of every window class, and the sizes just
+/// past them (a window class's tile / k, +-1).
+std::vector<std::uint64_t> packing_sizes() {
+  std::vector<std::uint64_t> s = {2, 3, 5, 9, 17, 33, 65, 100, 129, 170, 200, 257, 300, 384, 513, 700, 1025, 1300, 2049, 2100, 3000, 5000, 6000};
+  for (std::uint64_t tile : {256u, 1024u, 2048u, 4096u, 16384u})
+    for (std::uint64_t k : {2u, 3u, 4u, 7u})
+      for (std::int64_t d : {-1, 0, 1}) s.push_back(tile / k + d);
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  return s;
+}
+
+/// Runs of `run` equal segments of a random packing size, separated by
+/// breakers: empty and one-key segments, a segment of another size, or a
+/// long one; some runs end exactly where a window's tile is full.
+std::vector<std::uint64_t> window_layout(Rng& rng, std::uint64_t budget) {
+  const auto sizes = packing_sizes();
+  std::vector<std::uint64_t> out;
+  std::uint64_t total = 0;
+  while (total < budget) {
+    const std::uint64_t s = sizes[rng() % sizes.size()];
+    const std::uint64_t run = 1 + rng() % 40;
+    for (std::uint64_t i = 0; i < run && total < budget; ++i) {
+      // Sometimes a run of slightly different sizes (same window class or not).
+      const std::uint64_t len = (rng() % 4 == 0) ? std::uint64_t(std::max<std::int64_t>(2, std::int64_t(s) + std::int64_t(rng() % 7) - 3)) : s;
+      out.push_back(len);
+      total += len;
+    }
+    switch (rng() % 6) {
+      case 0: out.push_back(0); break;
+      case 1: out.push_back(1); break;
+      case 2: out.push_back(sizes[rng() % sizes.size()]); total += out.back(); break;
+      case 3: out.push_back(20000 + rng() % 5000); total += out.back(); break;  // MSD path between runs
+      case 4: {  // fill a 1024-key tile exactly: k segments summing to 1024
+        const std::uint64_t k = 4 + rng() % 4;
+        for (std::uint64_t i = 0; i + 1 < k; ++i) out.push_back(1024 / k);
+        out.push_back(1024 - (k - 1) * (1024 / k));
+        total += 1024;
+        break;
+      }
+      default: break;
+    }
+  }
+  return out;
+}
+
+using SegmentedSortWindows = GpuTest;
+
+TEST_F(SegmentedSortWindows, FixedPackingSizes) {
+  TS_TRACE_SEED();
+  const std::uint64_t budget = small_mode() ? 30000 : 600000;
+  for (const WindowCombo& p : kCombos) {
+    for (std::uint64_t s : packing_sizes()) {
+      SCOPED_TRACE(::testing::Message() << name(p) << " fixed-" << s);
+      const std::vector<std::uint64_t> sizes(std::max<std::uint64_t>(1, budget / s / 4), s);
+      const Dist dist = all_dists()[rng_() % all_dists().size()];
+      const HostCase c = make_case(p.key, p.value, p.offset, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
+      const Order order = (rng_() & 1) ? Order::ascending : Order::descending;
+      ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, random_options(rng_, order, c)));
+    }
+  }
+}
+
+TEST_F(SegmentedSortWindows, RandomRunsAndBreakers) {
+  TS_TRACE_SEED();
+  const int reps = small_mode() ? 3 : 12;
+  for (const WindowCombo& p : kCombos) {
+    for (int rep = 0; rep < reps; ++rep) {
+      const std::uint64_t budget = 1 + rng_() % (small_mode() ? 40000 : 800000);
+      SCOPED_TRACE(::testing::Message() << name(p) << " rep " << rep << " budget " << budget);
+      const auto sizes = window_layout(rng_, budget);
+      const Dist dist = all_dists()[rng_() % all_dists().size()];
+      const HostCase c = make_case(p.key, p.value, p.offset, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
+      const Order order = (rng_() & 1) ? Order::ascending : Order::descending;
+      ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, random_options(rng_, order, c)));
+    }
+  }
+}
+
+// Bit ranges change the key width inside the (segment, key, position) word,
+// and plans bounding the segment length drop window classes that are not
+// launched: both must still sort every window.
+TEST_F(SegmentedSortWindows, BitRangesAndSegmentBounds) {
+  TS_TRACE_SEED();
+  const std::uint64_t budget = small_mode() ? 30000 : 300000;
+  for (int rep = 0; rep < 8; ++rep) {
+    const auto sizes = window_layout(rng_, budget);
+    std::uint64_t longest = 0;
+    for (std::uint64_t s : sizes) longest = std::max(longest, s);
+    const HostCase c = make_case(KeyType::u32, ValueType::b32, OffsetType::u32, sizes, Dist::uniform, rng_);
+    RunOptions o = random_options(rng_, (rep & 1) ? Order::descending : Order::ascending, c);
+    const int begin = int(rng_() % 20);
+    o.begin_bit = begin;
+    o.end_bit = begin + 1 + int(rng_() % (32 - begin));
+    o.max_segment_items = (rep % 3 == 0) ? longest : 0;
+    SCOPED_TRACE(::testing::Message() << "rep " << rep << " bits [" << o.begin_bit << ", " << o.end_bit
+                                      << ") max_segment_items " << o.max_segment_items);
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
+using SanitizerSegmentedSortWindows = GpuTest;
+
+TEST_F(SanitizerSegmentedSortWindows, MixedRuns) {
+  TS_TRACE_SEED();
+  for (const WindowCombo& p : kCombos) {
+    SCOPED_TRACE(name(p));
+    const auto sizes = window_layout(rng_, 20000);
+    const HostCase c = make_case(p.key, p.value, p.offset, sizes, Dist::uniform, rng_, 3, 3);
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, random_options(rng_, Order::ascending, c)));
+  }
+}
+
+}  // namespace
+}  // namespace tstest
