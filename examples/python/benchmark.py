@@ -17,7 +17,7 @@ and tile offsets must equal the PyTorch pipeline's):
     4K case, so that row stays empty there.
 Times are medians of CUDA-event timings on the current stream. Writes
 OUT_PREFIX.md and OUT_PREFIX.json. Exit status: 0 ok, 1 a result differed,
-2 no GPU.
+2 no GPU or no PyTorch.
 """
 import argparse
 import ctypes
@@ -26,7 +26,11 @@ import os
 import sys
 import time
 
-import torch
+try:
+    import torch
+except ImportError:
+    print("benchmark: PyTorch is not installed")
+    sys.exit(2)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from splat_sort import TilesortStep, make_records, sort_3dgs, time_ms, tilesort  # noqa: E402

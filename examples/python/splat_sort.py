@@ -12,13 +12,18 @@ tilesort bins the records by tile and sorts each tile, in one call.
     python3 examples/python/splat_sort.py [--particles 1000000] [--tile 16]
 
 Needs PyTorch with CUDA and libtilesort_c.so (the build tree's, or set
-TILESORT_LIBRARY). Exit status: 0 when both results are equal.
+TILESORT_LIBRARY). Exit status: 0 when both results are equal, 1 when they
+differ, 2 without PyTorch or a GPU.
 """
 import argparse
 import os
 import sys
 
-import torch
+try:
+    import torch
+except ImportError:  # exit 2, as without a GPU: nothing to compare against
+    print("splat_sort: PyTorch is not installed; nothing to run")
+    sys.exit(2)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 import tilesort  # noqa: E402
@@ -108,7 +113,7 @@ def main():
     args = parser.parse_args()
     if not torch.cuda.is_available():
         print("splat_sort: no CUDA device; nothing to run")
-        return 0
+        return 2
     tile_ids, depth_keys, splat_ids, num_tiles = make_records(args.particles, tile=args.tile)
     n = len(tile_ids)
     print("splat_sort: %d splats -> %d records over %d tiles (%d px)" % (args.particles, n, num_tiles, args.tile))
