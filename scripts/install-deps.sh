@@ -11,7 +11,10 @@ packages=(cmake make g++ libgtest-dev
   # The demo (demo/): GLFW window, Dear ImGui overlay (its backends ship as
   # sources in libimgui-dev; libimgui.a needs stb's font code), and Xvfb,
   # with which tests/demo runs the window without a display.
-  libglfw3-dev libimgui-dev libstb-dev xvfb)
+  libglfw3-dev libimgui-dev libstb-dev xvfb
+  # The Python package (python/, tests/python): pytest and NumPy for its
+  # CPU-side suite, setuptools, wheel and pip to build it (offline) with `pip install ./python`.
+  python3 python3-pytest python3-numpy python3-setuptools python3-wheel python3-pip)
 
 missing=()
 for p in "${packages[@]}"; do
