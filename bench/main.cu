@@ -2,14 +2,15 @@
 // on the workloads of /work/shared/ANCHORS.md, timed the way ANCHORS.md
 // timed them, in one run.
 //
-// For every workload x variant x method:
+// For every workload x variant x method (measure.hpp):
 //   1. one untimed run whose output is copied back and verified on the host
 //      (a method that fails is reported FAILED and not timed);
 //   2. --warmup untimed runs;
 //   3. --reps runs, each timed with CUDA events; the median is reported.
 // Before every run, 1-3, the unsorted input is restored from a pristine
 // device copy (and out-of-place outputs are poisoned), outside the timed
-// region.
+// region. Workloads are the built-in ones (workloads.hpp) and any given
+// with --segments; --sweep runs the sweep instead (sweep.hpp).
 //
 // Exit status: 0 all rows ran and verified (or were skipped), 1 some row
 // FAILED, 2 no usable GPU, 3 a CUDA runtime error, 64 bad command line.
@@ -30,13 +31,12 @@
 #include <vector>
 
 #include "cuda_check.hpp"
+#include "measure.hpp"
 #include "methods/method.hpp"
-#include "parallel.hpp"
 #include "report.hpp"
 #include "suites.hpp"
-#include "timing.hpp"
+#include "sweep.hpp"
 #include "variants.hpp"
-#include "verify.hpp"
 #include "workloads.hpp"
 
 namespace bench {
@@ -51,18 +51,28 @@ constexpr int kDefaultWarmup = 3;   // ANCHORS.md: after 3 warm-ups
 constexpr int kQuickReps = 5;
 constexpr int kQuickWarmup = 1;
 constexpr const char* kDefaultOut = "bench/results/latest";
+constexpr const char* kDefaultSweepOut = "bench/results/latest-sweep";
+constexpr int kSweepReps = 9;     // the sweep: median of 9 after 2 warm-ups
+constexpr int kSweepWarmup = 2;
+constexpr int kSweepQuickReps = 7;
+constexpr int kSweepQuickWarmup = 1;
+constexpr std::uint32_t kDefaultItems = 1u << 24;
+constexpr std::uint64_t kDefaultSeed = 1;
 // DeviceSegmentedRadixSort gives every segment a thread block: on 2^24
 // items in segments of 16 or 64 it takes "forever" and ANCHORS.md left
 // these cells empty.
 constexpr const char* kDefaultSegmentedRadixSkip = "fixed-16,fixed-64";
-// Values follow keys in one allocation, aligned so both arrays suit
-// vectorised access.
-constexpr std::size_t kValuesAlignment = 256;
 
 // ---- command line ----------------------------------------------------------
 
 struct Options {
-  std::vector<std::string> workloads;
+  std::vector<std::string> workloads;       // built-in names
+  std::vector<SegmentSpec> segment_specs;   // --segments
+  bool workloads_given = false;
+  std::uint32_t items = kDefaultItems;      // for --segments
+  std::uint64_t seed = kDefaultSeed;
+  bool sweep = false;
+  SweepOptions sweep_options;
   std::vector<const Variant*> variants;
   std::vector<const MethodInfo*> methods;
   std::vector<std::string> segmented_radix_skip;
@@ -109,8 +119,13 @@ std::string suite_help() {
 void print_usage(std::FILE* to) {
   std::fprintf(to,
                "usage: tilesort-bench [options]\n"
-               "  --workloads LIST       comma-separated, or 'all' (default all):\n"
+               "  --workloads LIST       comma-separated, or 'all' (default all, unless --segments):\n"
                "                         %s\n"
+               "  --segments SPEC        a workload of your own (repeatable): fixed:S, uniform:LO:HI,\n"
+               "                         loguniform:LO:HI, pareto:ALPHA:MAX, lognormal:MU:SIGMA[:MAX];\n"
+               "                         runs like the built-in ones (all methods, variants, verified)\n"
+               "  --items N              items of each --segments workload (default 2^24)\n"
+               "  --seed N               seed of the --segments lengths and keys (default 1)\n"
                "  --variants LIST        default all: %s\n"
                "                         (key-value; u32-none = u32 keys only)\n"
                "  --methods LIST         default all: %s\n"
@@ -124,6 +139,14 @@ void print_usage(std::FILE* to) {
                "  --tests-passed N --tests-failed N --tests-skipped N\n"
                "                         test counts to record in the same reports\n"
                "  --list-workloads       generate the workloads, print their shape, exit (no GPU)\n"
+               "  --sweep                instead: fixed-S at 4 sizes per octave, 1 .. 2^24, 2^24 pairs each,\n"
+               "                         plus one 2^26 segment; writes PREFIX.md/.csv/.json/.svg\n"
+               "                         (default prefix %s; --reps %d --warmup %d, --quick %d/%d)\n"
+               "  --sweep-variants LIST  variants of the sweep, or 'all' (default u32-u32)\n"
+               "  --sweep-max S          largest S (default 2^24)\n"
+               "  --sweep-single N       items of the one-segment point, 0 = none (default 2^26)\n"
+               "  --sweep-budget SEC     start no new point after SEC seconds (default: no limit)\n"
+               "  --sweep-sample N       items per point checked on the host too (default 2^22)\n"
                "  --suite NAME           run another suite instead (takes --reps, --warmup, --quick,\n"
                "                         --out, --commit and its own options):\n"
                "%s"
@@ -131,7 +154,7 @@ void print_usage(std::FILE* to) {
                "  --help\n",
                join(all_workload_names()).c_str(), join(variant_names()).c_str(), join(method_names()).c_str(),
                kDefaultSegmentedRadixSkip, kDefaultReps, kDefaultWarmup, kQuickReps, kQuickWarmup, kDefaultOut,
-               suite_help().c_str());
+               kDefaultSweepOut, kSweepReps, kSweepWarmup, kSweepQuickReps, kSweepQuickWarmup, suite_help().c_str());
 }
 
 [[noreturn]] void usage_error(const std::string& message) {
@@ -187,7 +210,29 @@ struct SharedFlags {
     if (quick && !reps_given) *reps = kQuickReps;
     if (quick && !warmup_given) *warmup = kQuickWarmup;
   }
+  /// The sweep's defaults (a median of at least 7 even with --quick).
+  void finish_sweep() const {
+    if (!reps_given) *reps = quick ? kSweepQuickReps : kSweepReps;
+    if (!warmup_given) *warmup = quick ? kSweepQuickWarmup : kSweepWarmup;
+  }
 };
+
+/// A --variants / --sweep-variants list, or 'all'.
+std::vector<const Variant*> parse_variants(const std::string& list) {
+  std::vector<const Variant*> variants;
+  if (list == "all") {
+    for (const Variant& v : kVariants) variants.push_back(&v);
+    return variants;
+  }
+  for (const auto& name : split(list)) {
+    const Variant* found = nullptr;
+    for (const Variant& v : kVariants)
+      if (name == v.name) found = &v;
+    if (found == nullptr) usage_error("unknown variant '" + name + "'");
+    variants.push_back(found);
+  }
+  return variants;
+}
 
 Options parse_options(int argc, char** argv) {
   Options o;
@@ -196,9 +241,11 @@ Options parse_options(int argc, char** argv) {
   for (const MethodInfo& m : all_methods()) o.methods.push_back(&m);
   o.segmented_radix_skip = split(kDefaultSegmentedRadixSkip);
   SharedFlags shared{&o.reps, &o.warmup, &o.out, &o.commit};
+  bool out_given = false;
 
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
+    if (flag == "--out") out_given = true;
     auto value = [&]() -> const char* {
       if (i + 1 >= argc) usage_error(flag + " needs a value");
       return argv[++i];
@@ -208,20 +255,37 @@ Options parse_options(int argc, char** argv) {
       std::exit(0);
     } else if (flag == "--workloads") {
       const std::string list = value();
-      if (list == "all") continue;
+      o.workloads_given = true;
+      if (list == "all") {
+        o.workloads = all_workload_names();
+        continue;
+      }
       o.workloads = split(list);
       for (const auto& name : o.workloads) check_workload_name(name);
-    } else if (flag == "--variants") {
-      const std::string list = value();
-      if (list == "all") continue;
-      o.variants.clear();
-      for (const auto& name : split(list)) {
-        const Variant* found = nullptr;
-        for (const Variant& v : kVariants)
-          if (name == v.name) found = &v;
-        if (found == nullptr) usage_error("unknown variant '" + name + "'");
-        o.variants.push_back(found);
+    } else if (flag == "--segments") {
+      try {
+        o.segment_specs.push_back(parse_segment_spec(value()));
+      } catch (const std::invalid_argument& e) {
+        usage_error(e.what());
       }
+    } else if (flag == "--items") {
+      o.items = static_cast<std::uint32_t>(parse_count(flag, value(), 1));
+    } else if (flag == "--seed") {
+      o.seed = static_cast<std::uint64_t>(parse_count(flag, value(), 0));
+    } else if (flag == "--variants") {
+      o.variants = parse_variants(value());
+    } else if (flag == "--sweep") {
+      o.sweep = true;
+    } else if (flag == "--sweep-variants") {
+      o.sweep_options.variants = parse_variants(value());
+    } else if (flag == "--sweep-max") {
+      o.sweep_options.max_size = static_cast<std::uint32_t>(parse_count(flag, value(), 1));
+    } else if (flag == "--sweep-single") {
+      o.sweep_options.single_items = static_cast<std::uint32_t>(parse_count(flag, value(), 0));
+    } else if (flag == "--sweep-budget") {
+      o.sweep_options.budget_s = static_cast<double>(parse_count(flag, value(), 1));
+    } else if (flag == "--sweep-sample") {
+      o.sweep_options.sample_items = static_cast<std::size_t>(parse_count(flag, value(), 1));
     } else if (flag == "--methods") {
       const std::string list = value();
       if (list == "all") continue;
@@ -240,7 +304,8 @@ Options parse_options(int argc, char** argv) {
     } else if (flag == "--seg-radix-skip") {
       const std::string list = value();
       o.segmented_radix_skip = list == "none" ? std::vector<std::string>{} : split(list);
-      for (const auto& name : o.segmented_radix_skip) check_workload_name(name);
+      for (const auto& name : o.segmented_radix_skip)
+        if (name.find(':') == std::string::npos) check_workload_name(name);  // a --segments spec is its own name
     } else if (shared.take(flag, value)) {  // --reps, --warmup, --quick, --out, --commit
     } else if (flag == "--tests-passed") {
       o.tests_passed = parse_count(flag, value(), 0);
@@ -256,8 +321,21 @@ Options parse_options(int argc, char** argv) {
       usage_error("unknown option '" + flag + "'");
     }
   }
+  if (!o.segment_specs.empty() && !o.workloads_given) o.workloads.clear();  // only the user's workloads
+  if (o.sweep) {
+    shared.finish_sweep();
+    if (!out_given) o.out = kDefaultSweepOut;
+    if (o.sweep_options.variants.empty()) o.sweep_options.variants.push_back(&kVariants[0]);
+    if (o.sweep_options.max_size > o.items) usage_error("--sweep-max must be at most --items");
+    o.sweep_options.items = o.items;
+    o.sweep_options.reps = o.reps;
+    o.sweep_options.warmup = o.warmup;
+    o.sweep_options.out = o.out;
+    return o;
+  }
   shared.finish();
-  if (o.workloads.empty() || o.variants.empty() || o.methods.empty()) usage_error("nothing selected to run");
+  if ((o.workloads.empty() && o.segment_specs.empty()) || o.variants.empty() || o.methods.empty())
+    usage_error("nothing selected to run");
   return o;
 }
 
@@ -322,166 +400,27 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// ---- one workload x variant on the device ------------------------------------
-
-std::size_t align_up(std::size_t v, std::size_t alignment) { return (v + alignment - 1) / alignment * alignment; }
-
-/// Device buffers of one workload x variant; Problem views into them.
-struct DeviceProblem {
-  DeviceBuffer pristine;  // [keys | pad | values]: never written after upload
-  DeviceBuffer working;   // same layout: restored from pristine before every run
-  Problem problem;
-
-  DeviceProblem(const HostProblem& host, const DeviceBuffer& offsets, const DeviceBuffer& counts,
-                cudaStream_t stream) {
-    const std::size_t n = host.items();
-    const std::size_t key_bytes_total = host.keys.size();
-    const bool pairs = !host.values.empty();
-    const std::size_t values_offset = pairs ? align_up(key_bytes_total, kValuesAlignment) : key_bytes_total;
-    const std::size_t packed_bytes = values_offset + (pairs ? n * sizeof(Value) : 0);
-    pristine = DeviceBuffer(packed_bytes);
-    working = DeviceBuffer(packed_bytes);
-    auto* base = pristine.as<unsigned char>();
-    BENCH_CUDA_CHECK(cudaMemcpyAsync(base, host.keys.data(), key_bytes_total, cudaMemcpyHostToDevice, stream));
-    if (pairs)
-      BENCH_CUDA_CHECK(cudaMemcpyAsync(base + values_offset, host.values.data(), n * sizeof(Value),
-                                       cudaMemcpyHostToDevice, stream));
-    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-
-    auto* work = working.as<unsigned char>();
-    problem.key = host.key;
-    problem.has_values = pairs;
-    problem.num_items = static_cast<std::uint32_t>(n);
-    problem.num_segments = static_cast<std::uint32_t>(host.segments());
-    problem.keys = work;
-    problem.values = pairs ? reinterpret_cast<Value*>(work + values_offset) : nullptr;
-    problem.offsets = offsets.as<std::uint32_t>();
-    problem.d_num_segments = counts.as<std::uint32_t>();
-    problem.d_num_items = counts.as<std::uint32_t>() + 1;
-    problem.packed = work;
-    problem.packed_bytes = packed_bytes;
-    problem.values_offset = values_offset;
-  }
-
-  void restore_input(cudaStream_t stream) const {
-    BENCH_CUDA_CHECK(cudaMemcpyAsync(working.get(), pristine.get(), working.bytes(), cudaMemcpyDeviceToDevice, stream));
-  }
-};
-
-/// Host-side destination for a method's output (reused across methods).
-struct HostOutput {
-  std::vector<std::byte> keys;
-  std::vector<Value> values;
-};
-
-void fail(Row& row, std::string why) {
-  row.status = RowStatus::failed;
-  row.note = std::move(why);
-  row.ms.reset();
-  std::fprintf(stderr, "tilesort-bench: FAILED %s %s %s: %s\n", row.workload.c_str(), row.variant.c_str(),
-               row.method.c_str(), row.note.c_str());
-}
-
-/// Verifies, warms up and times one method; returns its row.
-Row measure(const MethodInfo& info, const DeviceProblem& device, const HostProblem& host, const Options& options,
-            cudaStream_t stream, HostOutput& scratch, Row row) {
-  if (info.id == MethodId::cub_segmented_radix_sort &&
-      std::find(options.segmented_radix_skip.begin(), options.segmented_radix_skip.end(), row.workload) !=
-          options.segmented_radix_skip.end()) {
-    row.status = RowStatus::skipped;
-    row.note = "--seg-radix-skip: one block per tiny segment takes too long";
-    return row;
-  }
-
-  std::unique_ptr<Method> method;
-  try {
-    method = make_method(info.id, device.problem);
-  } catch (const MethodUnavailable& e) {
-    fail(row, e.what());
-    return row;
-  }
-
-  auto run_once = [&](EventTimer* timer) -> std::string {
-    device.restore_input(stream);
-    method->prepare_run(stream);
-    if (timer != nullptr) timer->start(stream);
-    std::string error = method->run(stream);
-    if (timer != nullptr) timer->stop(stream);
-    if (error.empty()) error = method->check_after_run(stream);
-    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return error;
-  };
-
-  // 1. One verified run. Its output is what every timed run computes too
-  //    (same input, same method), so the timed runs are not re-verified.
-  if (std::string error = run_once(nullptr); !error.empty()) {
-    fail(row, error);
-    return row;
-  }
-  const Output out = method->output();
-  scratch.keys.resize(host.keys.size());
-  BENCH_CUDA_CHECK(cudaMemcpyAsync(scratch.keys.data(), out.keys, host.keys.size(), cudaMemcpyDeviceToHost, stream));
-  if (device.problem.has_values) {
-    scratch.values.resize(host.values.size());
-    BENCH_CUDA_CHECK(cudaMemcpyAsync(scratch.values.data(), out.values, host.values.size() * sizeof(Value),
-                                     cudaMemcpyDeviceToHost, stream));
-  }
-  BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const Value* out_values = device.problem.has_values ? scratch.values.data() : nullptr;
-  const std::string verdict = info.is_copy ? verify_copy(host, scratch.keys.data(), out_values)
-                                           : verify_sorted(host, scratch.keys.data(), out_values, info.stable);
-  if (!verdict.empty()) {
-    fail(row, "verification: " + verdict);
-    return row;
-  }
-  row.verified = true;
-
-  // 2. Warm-ups.
-  for (int i = 0; i < options.warmup; ++i) {
-    if (std::string error = run_once(nullptr); !error.empty()) {
-      fail(row, error);
-      return row;
-    }
-  }
-
-  // 3. Timed runs.
-  EventTimer timer;
-  std::vector<float> samples;
-  samples.reserve(options.reps);
-  for (int i = 0; i < options.reps; ++i) {
-    if (std::string error = run_once(&timer); !error.empty()) {
-      fail(row, error);
-      return row;
-    }
-    samples.push_back(timer.elapsed_ms());
-  }
-  row.ms = summarize(std::move(samples));
-  row.status = RowStatus::ok;
-  return row;
-}
-
-HostProblem make_host_problem(const Workload& workload, const Variant& variant) {
-  HostProblem host;
-  host.key = variant.key;
-  host.offsets = &workload.offsets;
-  host.keys.resize(std::size_t{workload.items()} * key_bytes(variant.key));
-  generate_keys(workload, variant.key, host.keys.data());
-  if (variant.has_values) {
-    host.values.resize(workload.items());
-    std::iota(host.values.begin(), host.values.end(), Value{0});
-  }
-  compute_reference(host);
-  return host;
-}
-
 WorkloadInfo describe(const Workload& w) {
   return {w.name, w.items(), w.segments(), max_segment_items(w), w.note};
 }
 
+/// Every workload of the run, built-in then --segments, in report order.
+std::size_t workload_count(const Options& o) { return o.workloads.size() + o.segment_specs.size(); }
+
+/// Builds the i-th workload; exits with a usage error when a spec cannot be met.
+Workload build_workload(const Options& o, std::size_t i) {
+  if (i < o.workloads.size()) return make_workload(o.workloads[i]);
+  try {
+    return make_spec_workload(o.segment_specs[i - o.workloads.size()], o.items, o.seed);
+  } catch (const std::invalid_argument& e) {
+    usage_error(e.what());
+  }
+}
+
 int list_workloads(const Options& options) {
-  for (const std::string& name : options.workloads) {
+  for (std::size_t i = 0; i < workload_count(options); ++i) {
     const auto start = std::chrono::steady_clock::now();
-    const Workload w = make_workload(name);
+    const Workload w = build_workload(options, i);
     std::printf("%-14s %10u items %9u segments  longest %8u  (%.2f s)  %s\n", w.name.c_str(), w.items(),
                 w.segments(), max_segment_items(w), seconds_since(start), w.note.c_str());
   }
@@ -536,10 +475,29 @@ int run(int argc, char** argv) {
     if (std::strcmp(argv[i], "--suite") == 0 && std::strcmp(argv[i + 1], "segmented") != 0)
       return run_suite(argv[i + 1], argc, argv);
   const Options options = parse_options(argc, argv);
-  if (options.list_workloads) return list_workloads(options);
+  if (options.list_workloads && !options.sweep) return list_workloads(options);
+  if (options.list_workloads) {
+    for (std::uint32_t s : sweep_segment_sizes(options.sweep_options.max_size)) std::printf("%u\n", s);
+    return 0;
+  }
 
   const auto start = std::chrono::steady_clock::now();
   const Device gpu = open_device();
+  if (options.sweep) {
+    RunInfo info;
+    info.commit = options.commit;
+    info.date = utc_now_iso8601();
+    info.device = gpu.summary;
+    info.device_details = gpu.details;
+    info.tests_passed = options.tests_passed;
+    info.tests_failed = options.tests_failed;
+    info.tests_skipped = options.tests_skipped;
+    info.reps = options.reps;
+    info.warmup = options.warmup;
+    info.command_line = command_line(argc, argv);
+    std::fprintf(stderr, "tilesort-bench: %s\n", gpu.summary.c_str());
+    return run_sweep(options.sweep_options, info);
+  }
   std::fprintf(stderr, "tilesort-bench: %s\n", gpu.summary.c_str());
   std::fprintf(stderr, "tilesort-bench: %zu workloads x %zu variants x %zu methods, %d reps after %d warm-ups\n",
                options.workloads.size(), options.variants.size(), options.methods.size(), options.reps,
@@ -550,46 +508,44 @@ int run(int argc, char** argv) {
 
   std::vector<Row> rows;
   std::vector<WorkloadInfo> workload_infos;
-  const std::size_t total = options.workloads.size() * options.variants.size() * options.methods.size();
+  const std::size_t total = workload_count(options) * options.variants.size() * options.methods.size();
+  std::size_t done = 0;  // progress counter (methods that do not apply count as done)
   HostOutput scratch;
+  MeasureOptions measure_options;
+  measure_options.reps = options.reps;
+  measure_options.warmup = options.warmup;
 
-  for (const std::string& name : options.workloads) {
+  for (std::size_t wi = 0; wi < workload_count(options); ++wi) {
     auto t = std::chrono::steady_clock::now();
-    const Workload workload = make_workload(name);
+    const Workload workload = build_workload(options, wi);
+    const std::string& name = workload.name;
     workload_infos.push_back(describe(workload));
     std::fprintf(stderr, "tilesort-bench: workload %s: %u items, %u segments (generated in %.2f s)%s%s\n",
                  name.c_str(), workload.items(), workload.segments(), seconds_since(t),
                  workload.note.empty() ? "" : "; ", workload.note.c_str());
-
-    DeviceBuffer offsets(workload.offsets.size() * sizeof(std::uint32_t));
-    const std::uint32_t counts_host[2] = {workload.segments(), workload.items()};
-    DeviceBuffer counts(sizeof counts_host);
-    BENCH_CUDA_CHECK(cudaMemcpyAsync(offsets.get(), workload.offsets.data(), offsets.bytes(),
-                                     cudaMemcpyHostToDevice, stream));
-    BENCH_CUDA_CHECK(cudaMemcpyAsync(counts.get(), counts_host, sizeof counts_host, cudaMemcpyHostToDevice, stream));
-    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const DeviceSegments segments(workload, stream);
 
     for (const Variant* variant : options.variants) {
       t = std::chrono::steady_clock::now();
       const HostProblem host = make_host_problem(workload, *variant);
-      const DeviceProblem device(host, offsets, counts, stream);
+      const DeviceProblem device(host, *variant, segments.offsets, segments.counts, stream);
       std::fprintf(stderr, "tilesort-bench:   %s %s: input and reference ready in %.2f s\n", name.c_str(),
                    variant->name, seconds_since(t));
 
       std::optional<double> copy_ms;  // for x copy in the progress lines
       for (const MethodInfo* info : options.methods) {
-        Row row;
-        row.workload = name;
-        row.variant = variant->name;
-        row.method = info->name;
-        row.key = key_name(variant->key);
-        row.value = variant->has_values ? "u32" : "none";
-        row.is_cub = info->is_cub;
-        row.is_copy = info->is_copy;
-        row.items = workload.items();
-        row.segments = workload.segments();
-
-        rows.push_back(measure(*info, device, host, options, stream, scratch, std::move(row)));
+        ++done;
+        if (!applies(*info, workload.segments())) continue;  // e.g. cub-radix-sort: one segment only
+        Row row = make_row(workload, *variant, *info);
+        if (info->id == MethodId::cub_segmented_radix_sort &&
+            std::find(options.segmented_radix_skip.begin(), options.segmented_radix_skip.end(), name) !=
+                options.segmented_radix_skip.end()) {
+          row.status = RowStatus::skipped;
+          row.note = "--seg-radix-skip: one block per tiny segment takes too long";
+          rows.push_back(std::move(row));
+        } else {
+          rows.push_back(measure(*info, device, host, measure_options, stream, scratch, std::move(row)));
+        }
         const Row& r = rows.back();
         if (r.is_copy && r.status == RowStatus::ok) copy_ms = r.ms->median;
         char result[96];
@@ -599,7 +555,7 @@ int run(int argc, char** argv) {
           std::snprintf(result, sizeof result, "%9.3f ms", r.ms->median);
         else
           std::snprintf(result, sizeof result, "%s", to_string(r.status));
-        std::fprintf(stderr, "[%3zu/%zu] %-14s %-9s %-25s %s\n", rows.size(), total, name.c_str(), variant->name,
+        std::fprintf(stderr, "[%3zu/%zu] %-14s %-13s %-25s %s\n", done, total, name.c_str(), variant->name,
                      info->name, result);
       }
     }
@@ -627,6 +583,8 @@ int run(int argc, char** argv) {
       "Keys are random over the full key range (f32: uniform in [-1024, 1024) on a 2^-13 grid, both signs, "
       "no NaN/-0.0); values are each item's input position. tiles16-* keys are per particle, shared by the "
       "particle's tiles.",
+      "u32-u32-16bit: u32 keys in [0, 2^16) with u32 values, sorted over bits [0, 16) (tilesort's begin_bit / "
+      "end_bit, and CUB's where the API has them); the x-copy floor is the same bytes as u32-u32.",
       "Before every run (verified, warm-up and timed) the unsorted input is restored with one device-to-device "
       "copy from a pristine buffer and out-of-place outputs are filled with 0xFF, outside the timed region. "
       "As in ANCHORS.md this leaves part of the input in L2.",

@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include "targets.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -32,44 +34,23 @@ std::map<Group, Baselines> baselines(const std::vector<Row>& rows) {
   return result;
 }
 
-std::string format(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
+std::string format(const char* fmt, double v) { return format_number(fmt, v); }
 std::string format_ms(const std::optional<double>& v) { return v ? format("%.3f", *v) : "—"; }
 std::string format_ratio(const std::optional<double>& v) { return v ? format("%.2f", *v) : "—"; }
 
-std::string with_commas(std::uint64_t v) {
-  std::string digits = std::to_string(v), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-/// A Markdown table cell must not contain '|' or a newline.
-std::string cell(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
-  }
-  return out;
-}
+std::string cell(const std::string& text) { return markdown_cell(text); }
 
 std::string status_cell(const Row& r) {
   switch (r.status) {
     case RowStatus::ok: return "ok";
     case RowStatus::failed: return "**FAILED**: " + cell(r.note);
     case RowStatus::skipped: return "skipped: " + cell(r.note);
+    case RowStatus::pruned: return cell(r.note);
   }
   return "?";
 }
 
-std::string json_string(const std::string& s) {
+std::string json_string_impl(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
@@ -90,10 +71,6 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
-std::string json_number(const std::optional<double>& v) {
-  if (!v || !std::isfinite(*v)) return "null";
-  return format("%.6g", *v);
-}
 
 template <class T>
 std::string json_count(const std::optional<T>& v) {
@@ -104,13 +81,64 @@ const char* bool_json(bool b) { return b ? "true" : "false"; }
 
 }  // namespace
 
+std::string format_number(const char* printf_format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, printf_format, v);
+  return buf;
+}
+
+std::string json_string(const std::string& s) { return json_string_impl(s); }
+
+std::string json_number(const std::optional<double>& v) {
+  if (!v || !std::isfinite(*v)) return "null";
+  return format_number("%.6g", *v);
+}
+
+std::string with_commas(std::uint64_t v) {
+  std::string digits = std::to_string(v), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
 const char* to_string(RowStatus status) {
   switch (status) {
     case RowStatus::ok: return "ok";
     case RowStatus::failed: return "FAILED";
     case RowStatus::skipped: return "skipped";
+    case RowStatus::pruned: return "pruned";
   }
   return "?";
+}
+
+std::string render_header(const RunInfo& info) {
+  std::ostringstream md;
+  // Header lines end in a backslash (a Markdown hard line break) so they
+  // stay one per line when rendered.
+  md << "commit: " << info.commit << "\\\n";
+  md << "date: " << info.date << "\\\n";
+  md << "device: " << info.device << "\\\n";
+  auto count = [](const std::optional<long>& v) { return v ? std::to_string(*v) : std::string("?"); };
+  if (info.tests_passed || info.tests_failed || info.tests_skipped)
+    md << "tests: " << count(info.tests_passed) << " passed, " << count(info.tests_failed) << " failed, "
+       << count(info.tests_skipped) << " skipped\\\n";
+  else
+    md << "tests: not recorded (--tests-passed / --tests-failed / --tests-skipped)\\\n";
+  md << "timing: median of " << info.reps << " CUDA-event timings after " << info.warmup
+     << " warm-ups; unsorted input restored before every run, outside the timed region\n\n";
+  return md.str();
 }
 
 void compute_derived(std::vector<Row>& rows) {
@@ -130,19 +158,8 @@ void compute_derived(std::vector<Row>& rows) {
 std::string render_markdown(const RunInfo& info, const std::vector<WorkloadInfo>& workloads,
                             const std::vector<Row>& rows) {
   std::ostringstream md;
-  // Header lines end in a backslash (a Markdown hard line break) so they
-  // stay one per line when rendered.
-  md << "commit: " << info.commit << "\\\n";
-  md << "date: " << info.date << "\\\n";
-  md << "device: " << info.device << "\\\n";
-  auto count = [](const std::optional<long>& v) { return v ? std::to_string(*v) : std::string("?"); };
-  if (info.tests_passed || info.tests_failed || info.tests_skipped)
-    md << "tests: " << count(info.tests_passed) << " passed, " << count(info.tests_failed) << " failed, "
-       << count(info.tests_skipped) << " skipped\\\n";
-  else
-    md << "tests: not recorded (--tests-passed / --tests-failed / --tests-skipped)\\\n";
-  md << "timing: median of " << info.reps << " CUDA-event timings after " << info.warmup
-     << " warm-ups; unsorted input restored before every run, outside the timed region\n\n";
+  md << render_header(info);
+  md << render_targets_markdown(evaluate_targets(rows));
 
   const auto base = baselines(rows);
 
@@ -204,7 +221,7 @@ std::string render_markdown(const RunInfo& info, const std::vector<WorkloadInfo>
 }
 
 std::string render_json(const RunInfo& info, const std::vector<WorkloadInfo>& workloads,
-                        const std::vector<Row>& rows) {
+                        const std::vector<Row>& rows, const std::string& extra_members) {
   std::ostringstream js;
   js << "{\n";
   js << "  \"commit\": " << json_string(info.commit) << ",\n";
@@ -247,7 +264,10 @@ std::string render_json(const RunInfo& info, const std::vector<WorkloadInfo>& wo
        << ", \"ms_max\": " << json_number(ms_max) << ", \"note\": " << json_string(r.note) << "}"
        << (i + 1 < rows.size() ? "," : "") << "\n";
   }
-  js << "  ]\n}\n";
+  js << "  ],\n";
+  js << "  \"targets\": " << render_targets_json(evaluate_targets(rows));
+  if (!extra_members.empty()) js << ",\n  " << extra_members;
+  js << "\n}\n";
   return js.str();
 }
 

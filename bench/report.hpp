@@ -12,7 +12,9 @@
 
 namespace bench {
 
-enum class RowStatus { ok, failed, skipped };
+/// pruned: verified, then dropped by the sweep after one timed run far
+/// slower than the best CUB method so far (it cannot be the best).
+enum class RowStatus { ok, failed, skipped, pruned };
 
 struct Row {
   std::string workload;  // ANCHORS.md name: "fixed-1024", "tiles16-4M", ...
@@ -63,8 +65,20 @@ void compute_derived(std::vector<Row>& rows);
 
 std::string render_markdown(const RunInfo& info, const std::vector<WorkloadInfo>& workloads,
                             const std::vector<Row>& rows);
+/// `extra_members`: further members of the top-level object, already JSON
+/// (`"name": value` pairs joined by commas), or empty.
 std::string render_json(const RunInfo& info, const std::vector<WorkloadInfo>& workloads,
-                        const std::vector<Row>& rows);
+                        const std::vector<Row>& rows, const std::string& extra_members = "");
+
+/// The report's opening lines: commit, date, device, tests, timing.
+std::string render_header(const RunInfo& info);
+
+// Small formatting helpers shared by the report writers.
+std::string format_number(const char* printf_format, double v);
+std::string json_string(const std::string& s);
+std::string json_number(const std::optional<double>& v);
+std::string markdown_cell(const std::string& text);  // escapes '|' and newlines
+std::string with_commas(std::uint64_t v);
 
 const char* to_string(RowStatus status);
 

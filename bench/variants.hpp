@@ -15,14 +15,22 @@ struct Variant {
   const char* name;  // as given to --variants and written to the reports
   KeyKind key;
   bool has_values;
+  /// -1: every key bit is compared and keys are random over the whole type.
+  /// Otherwise the sort compares bits [0, end_bit) only (tilesort's and
+  /// CUB's begin_bit / end_bit), and the keys are generated in
+  /// [0, 2^end_bit), as a renderer's quantised depth would be: every method,
+  /// bit range or not, then has one correct result, and the reference
+  /// (a std::sort of the whole keys) is that result.
+  int end_bit;
 };
 
 /// The headline variant comes first; the summary table is drawn for it.
 inline constexpr Variant kVariants[] = {
-    {"u32-u32", KeyKind::u32, true},
-    {"f32-u32", KeyKind::f32, true},
-    {"u32-none", KeyKind::u32, false},
-    {"u64-u32", KeyKind::u64, true},
+    {"u32-u32", KeyKind::u32, true, -1},
+    {"f32-u32", KeyKind::f32, true, -1},
+    {"u32-none", KeyKind::u32, false, -1},
+    {"u64-u32", KeyKind::u64, true, -1},
+    {"u32-u32-16bit", KeyKind::u32, true, 16},
 };
 inline constexpr const char* kHeadlineVariant = "u32-u32";
 

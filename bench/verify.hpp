@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "variants.hpp"
@@ -29,13 +30,25 @@ struct HostProblem {
   const std::vector<std::uint32_t>* offsets = nullptr;  // CSR, segments + 1
   std::vector<std::byte> keys;         // input keys, items x key_bytes(key)
   std::vector<Value> values;           // input values (0..n-1), empty when keys-only
-  std::vector<std::byte> sorted_keys;  // reference: keys with each segment sorted
+  std::vector<std::byte> sorted_keys;  // reference: keys with each checked segment sorted
+  /// The segments the host checks, as [first, last) runs of segment indices;
+  /// empty means all of them. The sweep checks a sample on the host (and
+  /// every item on the device, verify_device.hpp).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> checked;
 
   std::size_t items() const { return offsets->back(); }
   std::size_t segments() const { return offsets->size() - 1; }
 };
 
-/// Fills `problem.sorted_keys` from `problem.keys` (parallel over segments).
+/// A sample of whole segments for `checked`: three runs (the first
+/// segments, some in the middle, the last) of about budget_items / 3 items
+/// each, at least one segment per run; all segments when they fit the budget.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> sample_segments(const std::vector<std::uint32_t>& offsets,
+                                                                     std::size_t budget_items);
+
+/// Fills `problem.sorted_keys` from `problem.keys`, sorting the checked
+/// segments (parallel over segments; a long segment is sorted by all
+/// threads, chunks then merges).
 void compute_reference(HostProblem& problem);
 
 /// Empty when `out_keys` / `out_values` are a correct ascending segmented
@@ -44,7 +57,8 @@ void compute_reference(HostProblem& problem);
 std::string verify_sorted(const HostProblem& problem, const void* out_keys, const Value* out_values,
                           bool require_stable);
 
-/// Empty when the output is a byte-exact copy of the input.
+/// Empty when the output is a byte-exact copy of the input (of the checked
+/// segments' items).
 std::string verify_copy(const HostProblem& problem, const void* out_keys, const Value* out_values);
 
 }  // namespace bench

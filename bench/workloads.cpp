@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
@@ -59,7 +60,6 @@ constexpr std::uint64_t kTilesSeed = 0x7469'6c65'7331'36ull;     // "tiles16"
 // draws from the same distribution; the count is 2,839 +- 114), so the rows
 // line up with ANCHORS' table.
 constexpr std::uint64_t kPowerlawSeed = 74;
-constexpr std::uint64_t kKeySeed = 0x6b65'7973'2121ull;           // "keys!!"
 
 constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ull;
 
@@ -95,14 +95,198 @@ class SplitMix64 {
   std::uint64_t state_;
 };
 
-Workload make_fixed(std::uint32_t segment_items) {
+/// Offsets for segments of the lengths `next_length()` draws, until `items`
+/// items; the last segment is trimmed to fit.
+template <class NextLength>
+std::vector<std::uint32_t> fill_offsets(std::uint32_t items, NextLength next_length) {
+  std::vector<std::uint32_t> offsets{0};
+  std::uint32_t total = 0;
+  while (total < items) {
+    const std::uint32_t length = std::min<std::uint32_t>(next_length(), items - total);
+    total += length;
+    offsets.push_back(total);
+  }
+  return offsets;
+}
+
+std::string describe_lengths(const Workload& w) {
+  char note[160];
+  std::snprintf(note, sizeof note, "%u segments, mean %.1f, longest %u", w.segments(),
+                w.segments() != 0 ? double(w.items()) / w.segments() : 0.0, max_segment_items(w));
+  return note;
+}
+
+/// FNV-1a: a string hash that, unlike std::hash, is the same everywhere.
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ull;
+  return h;
+}
+
+// ---- --segments parsing ---------------------------------------------------------
+
+[[noreturn]] void bad_spec(const std::string& text, const std::string& why) {
+  throw std::invalid_argument("--segments '" + text + "': " + why);
+}
+
+std::vector<std::string> split_colons(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t colon = text.find(':', begin);
+    parts.push_back(text.substr(begin, colon == std::string::npos ? std::string::npos : colon - begin));
+    if (colon == std::string::npos) return parts;
+    begin = colon + 1;
+  }
+}
+
+double parse_real(const std::string& spec, const std::string& what, const std::string& field) {
+  char* end = nullptr;
+  const double v = field.empty() ? 0.0 : std::strtod(field.c_str(), &end);
+  if (field.empty() || end != field.c_str() + field.size() || !std::isfinite(v))
+    bad_spec(spec, what + " must be a number, got '" + field + "'");
+  return v;
+}
+
+std::uint32_t parse_length(const std::string& spec, const std::string& what, const std::string& field,
+                           std::uint32_t min) {
+  const bool digits = !field.empty() && field.size() <= 10 &&
+                      std::all_of(field.begin(), field.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const unsigned long long v = digits ? std::strtoull(field.c_str(), nullptr, 10) : 0;
+  if (!digits || v > 0xFFFFFFFFull) bad_spec(spec, what + " must be an integer below 2^32, got '" + field + "'");
+  if (v < min) bad_spec(spec, what + " must be at least " + std::to_string(min) + ", got " + field);
+  return static_cast<std::uint32_t>(v);
+}
+
+}  // namespace
+
+Workload make_fixed_workload(std::uint32_t segment_items, std::uint32_t items) {
+  if (segment_items == 0 || segment_items > items)
+    throw std::invalid_argument("fixed segments of " + std::to_string(segment_items) + " need 1 <= S <= " +
+                                std::to_string(items) + " (the item count)");
   Workload w;
   w.name = "fixed-" + std::to_string(segment_items);
-  const std::uint32_t segments = kFixedItems / segment_items;
-  w.offsets.resize(segments + 1);
+  const std::uint32_t segments = items / segment_items;
+  w.offsets.resize(std::size_t{segments} + 1);
   for (std::uint32_t s = 0; s <= segments; ++s) w.offsets[s] = s * segment_items;
   return w;
 }
+
+SegmentSpec parse_segment_spec(const std::string& text) {
+  const std::vector<std::string> f = split_colons(text);
+  SegmentSpec spec;
+  spec.text = text;
+  auto want = [&](std::size_t lo, std::size_t hi, const char* form) {
+    if (f.size() - 1 < lo || f.size() - 1 > hi) bad_spec(text, std::string("expected ") + form);
+  };
+  const std::string& kind = f[0];
+  if (kind == "fixed") {
+    want(1, 1, "fixed:S");
+    spec.kind = SegmentSpec::Kind::fixed;
+    spec.p1 = parse_length(text, "S", f[1], 1);
+  } else if (kind == "uniform" || kind == "loguniform") {
+    const bool log = kind == "loguniform";
+    want(2, 2, log ? "loguniform:LO:HI" : "uniform:LO:HI");
+    spec.kind = log ? SegmentSpec::Kind::loguniform : SegmentSpec::Kind::uniform;
+    spec.p1 = parse_length(text, "LO", f[1], log ? 1 : 0);
+    spec.p2 = parse_length(text, "HI", f[2], std::max<std::uint32_t>(1, static_cast<std::uint32_t>(spec.p1)));
+  } else if (kind == "pareto") {
+    want(2, 2, "pareto:ALPHA:MAX");
+    spec.kind = SegmentSpec::Kind::pareto;
+    spec.p1 = parse_real(text, "ALPHA", f[1]);
+    if (spec.p1 <= 0.0) bad_spec(text, "ALPHA must be > 0");
+    spec.p2 = parse_length(text, "MAX", f[2], 1);
+  } else if (kind == "lognormal") {
+    want(2, 3, "lognormal:MU:SIGMA[:MAX]");
+    spec.kind = SegmentSpec::Kind::lognormal;
+    spec.p1 = parse_real(text, "MU", f[1]);
+    spec.p2 = parse_real(text, "SIGMA", f[2]);
+    if (spec.p2 < 0.0) bad_spec(text, "SIGMA must be >= 0");
+    if (spec.p1 > 30.0 || spec.p1 + 10.0 * spec.p2 > 700.0) bad_spec(text, "MU / SIGMA too large for 32-bit lengths");
+    if (f.size() == 4) spec.max = parse_length(text, "MAX", f[3], 1);
+  } else {
+    bad_spec(text, "unknown distribution '" + kind +
+                       "' (fixed:S, uniform:LO:HI, loguniform:LO:HI, pareto:ALPHA:MAX, lognormal:MU:SIGMA[:MAX])");
+  }
+  return spec;
+}
+
+Workload make_spec_workload(const SegmentSpec& spec, std::uint32_t items, std::uint64_t seed) {
+  if (items == 0) throw std::invalid_argument("--items must be at least 1");
+  Workload w;
+  if (spec.kind == SegmentSpec::Kind::fixed) {
+    w = make_fixed_workload(static_cast<std::uint32_t>(spec.p1), items);
+  } else {
+    // Each spec draws from its own stream of the seed, so two specs in one
+    // run are independent.
+    SplitMix64 rng(mix64(seed) ^ fnv1a(spec.text));
+    const auto lo = static_cast<std::uint32_t>(spec.p1);
+    const auto hi = static_cast<std::uint32_t>(spec.p2);
+    switch (spec.kind) {
+      case SegmentSpec::Kind::uniform:
+        w.offsets = fill_offsets(items, [&] {
+          return lo + static_cast<std::uint32_t>((rng.next() >> 11) % (std::uint64_t{hi} - lo + 1));
+        });
+        break;
+      case SegmentSpec::Kind::loguniform: {
+        // floor(exp(u)) for u uniform over [ln LO, ln(HI + 1)): every integer
+        // in [LO, HI] has probability proportional to ln((x + 1) / x).
+        const double a = std::log(double(lo)), b = std::log(double(hi) + 1.0);
+        w.offsets = fill_offsets(items, [&] {
+          const double x = std::floor(std::exp(a + (b - a) * rng.uniform_open()));
+          return std::clamp<std::uint32_t>(static_cast<std::uint32_t>(x), lo, hi);
+        });
+        break;
+      }
+      case SegmentSpec::Kind::pareto: {
+        // Inverse CDF of the Pareto law (minimum 1, shape alpha) truncated to
+        // [1, MAX + 1), floored: lengths 1..MAX, P(L >= x) ~ x^-alpha.
+        const double alpha = spec.p1, tail = std::pow(double(hi) + 1.0, -alpha);
+        w.offsets = fill_offsets(items, [&] {
+          const double x = std::pow(1.0 - rng.uniform_open() * (1.0 - tail), -1.0 / alpha);
+          return std::clamp<std::uint32_t>(static_cast<std::uint32_t>(std::floor(x)), 1, hi);
+        });
+        break;
+      }
+      case SegmentSpec::Kind::lognormal: {
+        const double cap = spec.max != 0 ? spec.max : items;
+        w.offsets = fill_offsets(items, [&] {
+          const double x = std::round(std::exp(spec.p1 + spec.p2 * rng.normal()));
+          return static_cast<std::uint32_t>(std::clamp(x, 1.0, cap));
+        });
+        break;
+      }
+      case SegmentSpec::Kind::fixed: break;
+    }
+  }
+  w.name = spec.text;
+  w.key_seed = mix64(kDefaultKeySeed ^ mix64(seed));
+  char head[96];
+  std::snprintf(head, sizeof head, "--segments %s, seed %llu: ", spec.text.c_str(),
+                static_cast<unsigned long long>(seed));
+  w.note = head + describe_lengths(w);
+  return w;
+}
+
+std::vector<std::uint32_t> sweep_segment_sizes(std::uint32_t max_size) {
+  std::vector<std::uint32_t> sizes;
+  for (std::uint64_t power = 1; power <= max_size; power *= 2)
+    for (std::uint64_t quarters : {4, 5, 6, 7}) {
+      const std::uint64_t s = (power * quarters + 2) / 4;  // nearest, halves up
+      if (s <= max_size && (sizes.empty() || s > sizes.back())) sizes.push_back(static_cast<std::uint32_t>(s));
+    }
+  return sizes;
+}
+
+std::uint32_t next_power_of_two(std::uint32_t v) {
+  std::uint32_t p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+namespace {
+
+Workload make_fixed(std::uint32_t segment_items) { return make_fixed_workload(segment_items, kFixedItems); }
 
 /// Inclusive tile range a particle's square footprint covers; empty when it
 /// lies entirely off screen.
@@ -186,15 +370,10 @@ Workload make_powerlaw() {
   const double log_span = std::log(static_cast<double>(kPowerlawMaxSegment) + 1.0);
   Workload w;
   w.name = "powerlaw";
-  w.offsets.push_back(0);
-  std::uint32_t total = 0;
-  while (total < kPowerlawItems) {
-    auto length = static_cast<std::uint32_t>(std::floor(std::exp(rng.uniform_open() * log_span)));
-    length = std::clamp<std::uint32_t>(length, 1, kPowerlawMaxSegment);
-    length = std::min(length, kPowerlawItems - total);  // trim the last segment
-    total += length;
-    w.offsets.push_back(total);
-  }
+  w.offsets = fill_offsets(kPowerlawItems, [&] {
+    const auto length = static_cast<std::uint32_t>(std::floor(std::exp(rng.uniform_open() * log_span)));
+    return std::clamp<std::uint32_t>(length, 1, kPowerlawMaxSegment);
+  });
   char note[160];
   std::snprintf(note, sizeof note, "%u segments, mean %.0f, longest %u", w.segments(),
                 double(w.items()) / w.segments(), max_segment_items(w));
@@ -232,15 +411,19 @@ std::uint32_t max_segment_items(const Workload& workload) {
   return longest;
 }
 
-void generate_keys(const Workload& workload, KeyKind key, void* out) {
+void generate_keys(const Workload& workload, KeyKind key, void* out, int end_bit) {
+  if (end_bit >= 0 && (key != KeyKind::u32 || end_bit > 32))
+    throw std::invalid_argument("a key bit range is generated for u32 keys only, up to 32 bits");
+  const std::uint32_t mask = end_bit < 0 || end_bit >= 32 ? 0xFFFFFFFFu : (1u << end_bit) - 1u;
   const std::size_t n = workload.items();
   const std::uint32_t* ids = workload.key_ids.empty() ? nullptr : workload.key_ids.data();
+  const std::uint64_t seed = workload.key_seed;
   parallel_for(n, balanced_grain(n), [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
-      const std::uint64_t h = mix64(kKeySeed + kGolden * (ids ? ids[i] : i));
+      const std::uint64_t h = mix64(seed + kGolden * (ids ? ids[i] : i));
       switch (key) {
         case KeyKind::u32:
-          static_cast<std::uint32_t*>(out)[i] = static_cast<std::uint32_t>(h >> 32);
+          static_cast<std::uint32_t*>(out)[i] = static_cast<std::uint32_t>(h >> 32) & mask;
           break;
         case KeyKind::u64:
           static_cast<std::uint64_t*>(out)[i] = h;

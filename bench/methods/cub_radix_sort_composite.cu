@@ -7,11 +7,12 @@
 //   1. build kernel: composite[i] = (segment_of(i), ordered_bits(keys[i]))
 //      with segment_of by binary search over the offsets;
 //   2. cub::DeviceRadixSort (DoubleBuffer form, the memory-lean one) over
-//      bits [0, key bits + ceil(log2(segments))) only: bits above the
-//      largest segment index are all zero and need no pass;
+//      bits [0, compared key bits + ceil(log2(segments))) only: bits above
+//      the largest segment index are all zero and need no pass;
 //   3. unpack kernel: low bits back to keys, and the sorted values, into the
 //      caller's original arrays.
-// u32 / f32 keys pack into a u64 (segment << 32 | bits). u64 keys do not fit
+// u32 / f32 keys pack into a u64 (segment << width | the compared bits:
+// width 32, or 16 for the 16-bit variant). u64 keys do not fit
 // one word, so they use a {segment, key} struct that CUB sorts as one 96-bit
 // key through a decomposer (same passes a 64-bit-key user would write).
 #include <cub/device/device_radix_sort.cuh>
@@ -39,36 +40,52 @@ __device__ __forceinline__ std::uint32_t segment_of(const std::uint32_t* __restr
   return lo;
 }
 
+/// The compared key bits: [begin, begin + width) of the order-preserving
+/// key. 32-bit keys pack only these bits under the segment index, so a
+/// 16-bit range costs CUB 16 bits of passes fewer, as it does tilesort.
+struct KeyField {
+  int begin = 0;
+  int width = 32;
+  std::uint32_t mask = 0xFFFFFFFFu;
+};
+
+/// The order-preserving bits of a 32-bit key, and back.
 template <class Key>
-struct Composite;
+struct Ordered32;
 
 template <>
-struct Composite<std::uint32_t> {
-  using type = std::uint64_t;
-  static constexpr int kKeyBits = 32;
-  __device__ static type make(std::uint32_t segment, std::uint32_t key) {
-    return (std::uint64_t{segment} << kKeyBits) | key;
-  }
-  __device__ static std::uint32_t key(type c) { return static_cast<std::uint32_t>(c); }
+struct Ordered32<std::uint32_t> {
+  __device__ static std::uint32_t to(std::uint32_t k) { return k; }
+  __device__ static std::uint32_t from(std::uint32_t b) { return b; }
 };
 
 template <>
-struct Composite<float> {
-  using type = std::uint64_t;
-  static constexpr int kKeyBits = 32;
+struct Ordered32<float> {
   // The usual radix mapping: flip all bits of negatives, only the sign bit
   // of non-negatives; unsigned order of the result is float order.
-  __device__ static std::uint32_t to_ordered(float f) {
+  __device__ static std::uint32_t to(float f) {
     const std::uint32_t b = __float_as_uint(f);
     return b ^ ((b & kSignBit) ? 0xFFFFFFFFu : kSignBit);
   }
-  __device__ static float from_ordered(std::uint32_t b) {
+  __device__ static float from(std::uint32_t b) {
     return __uint_as_float(b ^ ((b & kSignBit) ? kSignBit : 0xFFFFFFFFu));
   }
-  __device__ static type make(std::uint32_t segment, float key) {
-    return (std::uint64_t{segment} << kKeyBits) | to_ordered(key);
+};
+
+/// u32 / f32 keys: a u64 holding (segment << width) | compared key bits.
+/// Unpacking writes back only the compared bits, which restores the key
+/// exactly because keys sorted over a partial range carry no other bits
+/// (variants.hpp); over the full range it is the identity.
+template <class Key>
+struct Composite {
+  using type = std::uint64_t;
+  static constexpr bool kWide = false;
+  __device__ static type make(std::uint32_t segment, Key key, KeyField f) {
+    return (std::uint64_t{segment} << f.width) | ((Ordered32<Key>::to(key) >> f.begin) & f.mask);
   }
-  __device__ static float key(type c) { return from_ordered(static_cast<std::uint32_t>(c)); }
+  __device__ static Key key(type c, KeyField f) {
+    return Ordered32<Key>::from((static_cast<std::uint32_t>(c) & f.mask) << f.begin);
+  }
 };
 
 struct WideComposite {
@@ -83,33 +100,34 @@ struct WideCompositeDecomposer {
   }
 };
 
+/// u64 keys: all 64 bits (the benchmark has no partial range for them).
 template <>
 struct Composite<std::uint64_t> {
   using type = WideComposite;
-  static constexpr int kKeyBits = 64;
-  __device__ static type make(std::uint32_t segment, std::uint64_t key) { return {key, segment}; }
-  __device__ static std::uint64_t key(const type& c) { return c.key; }
+  static constexpr bool kWide = true;
+  __device__ static type make(std::uint32_t segment, std::uint64_t key, KeyField) { return {key, segment}; }
+  __device__ static std::uint64_t key(const type& c, KeyField) { return c.key; }
 };
 
 template <class Key>
 __global__ void __launch_bounds__(kBlockThreads)
     build_composite(const Key* __restrict__ keys, const std::uint32_t* __restrict__ offsets,
-                    std::uint32_t num_segments, std::uint32_t num_items,
+                    std::uint32_t num_segments, std::uint32_t num_items, KeyField field,
                     typename Composite<Key>::type* __restrict__ composite) {
   const std::uint32_t i = blockIdx.x * kBlockThreads + threadIdx.x;
   if (i >= num_items) return;
-  composite[i] = Composite<Key>::make(segment_of(offsets, num_segments, i), keys[i]);
+  composite[i] = Composite<Key>::make(segment_of(offsets, num_segments, i), keys[i], field);
 }
 
 /// `sorted_values` is null when the sort already left the values in `values`.
 template <class Key>
 __global__ void __launch_bounds__(kBlockThreads)
     unpack_composite(const typename Composite<Key>::type* __restrict__ composite,
-                     const Value* __restrict__ sorted_values, std::uint32_t num_items, Key* __restrict__ keys,
-                     Value* __restrict__ values) {
+                     const Value* __restrict__ sorted_values, std::uint32_t num_items, KeyField field,
+                     Key* __restrict__ keys, Value* __restrict__ values) {
   const std::uint32_t i = blockIdx.x * kBlockThreads + threadIdx.x;
   if (i >= num_items) return;
-  keys[i] = Composite<Key>::key(composite[i]);
+  keys[i] = Composite<Key>::key(composite[i], field);
   if (sorted_values != nullptr) values[i] = sorted_values[i];
 }
 
@@ -127,7 +145,8 @@ class CubRadixSortComposite final : public Method {
  public:
   explicit CubRadixSortComposite(const Problem& p)
       : p_(p),
-        end_bit_(Composite<Key>::kKeyBits + segment_index_bits(p.num_segments)),
+        field_(key_field(p)),
+        end_bit_((Composite<Key>::kWide ? 64 : field_.width) + segment_index_bits(p.num_segments)),
         grid_((p.num_items + kBlockThreads - 1) / kBlockThreads),
         composite_(std::size_t{p.num_items} * sizeof(C)),
         composite_alt_(std::size_t{p.num_items} * sizeof(C)),
@@ -142,7 +161,8 @@ class CubRadixSortComposite final : public Method {
   std::string run(cudaStream_t stream) override {
     if (p_.num_items == 0) return {};
     build_composite<Key><<<grid_, kBlockThreads, 0, stream>>>(static_cast<const Key*>(p_.keys), p_.offsets,
-                                                               p_.num_segments, p_.num_items, composite_.as<C>());
+                                                               p_.num_segments, p_.num_items, field_,
+                                                               composite_.as<C>());
     BENCH_CUDA_CHECK(cudaGetLastError());
 
     // The DoubleBuffer form may leave the result in either buffer; which
@@ -153,7 +173,7 @@ class CubRadixSortComposite final : public Method {
     BENCH_CUDA_CHECK(sort(temp_.get(), bytes, keys, values, stream));
 
     const Value* sorted_values = (kPairs && values.Current() != p_.values) ? values.Current() : nullptr;
-    unpack_composite<Key><<<grid_, kBlockThreads, 0, stream>>>(keys.Current(), sorted_values, p_.num_items,
+    unpack_composite<Key><<<grid_, kBlockThreads, 0, stream>>>(keys.Current(), sorted_values, p_.num_items, field_,
                                                                 static_cast<Key*>(p_.keys), p_.values);
     BENCH_CUDA_CHECK(cudaGetLastError());
     return {};
@@ -164,6 +184,16 @@ class CubRadixSortComposite final : public Method {
 
  private:
   static constexpr int kBeginBit = 0;
+
+  static KeyField key_field(const Problem& p) {
+    const bool full = p.begin_bit == 0 && p.end_bit < 0;
+    if (Composite<Key>::kWide && !full) throw MethodUnavailable("no bit range for 64-bit composite keys");
+    KeyField f;
+    f.begin = p.begin_bit;
+    f.width = (p.end_bit < 0 ? 32 : p.end_bit) - p.begin_bit;
+    f.mask = f.width >= 32 ? 0xFFFFFFFFu : (1u << f.width) - 1u;
+    return f;
+  }
 
   cudaError_t sort(void* temp, std::size_t& bytes, cub::DoubleBuffer<C>& keys, cub::DoubleBuffer<Value>& values,
                    cudaStream_t stream) const {
@@ -180,6 +210,7 @@ class CubRadixSortComposite final : public Method {
   }
 
   Problem p_;
+  KeyField field_;
   int end_bit_;
   unsigned grid_;
   DeviceBuffer composite_;

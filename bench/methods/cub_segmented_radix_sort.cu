@@ -1,5 +1,5 @@
 // cub-segmented-radix-sort: cub::DeviceSegmentedRadixSort, one thread block
-// per segment, radix passes over all key bits. Out of place; output buffers
+// per segment, radix passes over the variant's key bits. Out of place; output buffers
 // and temp storage are allocated once, outside the timed region.
 #include <cub/device/device_segmented_radix_sort.cuh>
 
@@ -20,11 +20,10 @@ class CubSegmentedRadixSort final : public CubOutOfPlace<CubSegmentedRadixSort<K
  public:
   explicit CubSegmentedRadixSort(const Problem& p) : Base(p) { this->allocate_temp(); }
 
-  // Every key bit: the keys are random over their whole range.
-  static constexpr int kBeginBit = 0;
-  static constexpr int kEndBit = static_cast<int>(sizeof(Key) * CHAR_BIT);
-
   cudaError_t sort(void* temp, std::size_t& bytes, cudaStream_t stream) const {
+    // The variant's bits: all of them (end_bit -1), or the 16-bit range.
+    const int begin_bit = p_.begin_bit;
+    const int end_bit = p_.end_bit < 0 ? static_cast<int>(sizeof(Key) * CHAR_BIT) : p_.end_bit;
     const auto* keys_in = static_cast<const Key*>(p_.keys);
     // This API takes int counts; the largest workload has 2^24 items.
     const int items = static_cast<int>(p_.num_items);
@@ -32,10 +31,10 @@ class CubSegmentedRadixSort final : public CubOutOfPlace<CubSegmentedRadixSort<K
     if constexpr (kPairs) {
       return cub::DeviceSegmentedRadixSort::SortPairs(temp, bytes, keys_in, keys_out_.template as<Key>(), p_.values,
                                                       values_out_.template as<Value>(), items, segments, p_.offsets,
-                                                      p_.offsets + 1, kBeginBit, kEndBit, stream);
+                                                      p_.offsets + 1, begin_bit, end_bit, stream);
     } else {
       return cub::DeviceSegmentedRadixSort::SortKeys(temp, bytes, keys_in, keys_out_.template as<Key>(), items, segments,
-                                                     p_.offsets, p_.offsets + 1, kBeginBit, kEndBit, stream);
+                                                     p_.offsets, p_.offsets + 1, begin_bit, end_bit, stream);
     }
   }
 };

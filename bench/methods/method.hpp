@@ -37,6 +37,12 @@ struct Problem {
   Value* values = nullptr;   // working values, nullptr for keys-only
   const std::uint32_t* offsets = nullptr;  // CSR, num_segments + 1, device
 
+  /// Key bits [begin_bit, end_bit) take part in the comparison; end_bit -1
+  /// means all of them. Partial ranges come with keys that have no bits
+  /// outside the range (variants.hpp).
+  int begin_bit = 0;
+  int end_bit = -1;
+
   /// The counts in device memory, as a renderer's earlier kernels would
   /// leave them (tilesort reads them from here).
   const std::uint32_t* d_num_segments = nullptr;
@@ -86,6 +92,7 @@ enum class MethodId : std::uint8_t {
   cub_segmented_sort,
   cub_segmented_radix_sort,
   cub_radix_sort_composite,
+  cub_radix_sort,
 };
 
 struct MethodInfo {
@@ -95,7 +102,13 @@ struct MethodInfo {
   bool is_copy;           // the floor: verified as a copy, not as a sort
   bool stable;            // promises stability: verification checks it
   const char* timed;      // what the timed region contains, for the report
+  bool single_segment_only = false;  // runs (and is listed) only for one-segment workloads
 };
+
+/// Whether `info` applies to a workload of `segments` segments.
+inline bool applies(const MethodInfo& info, std::uint64_t segments) {
+  return !info.single_segment_only || segments == 1;
+}
 
 /// Every method, in the order each workload x variant runs them (the copy
 /// first, so later progress lines can show x copy).
@@ -110,5 +123,6 @@ std::unique_ptr<Method> make_tilesort(const Problem& problem);
 std::unique_ptr<Method> make_cub_segmented_sort(const Problem& problem);
 std::unique_ptr<Method> make_cub_segmented_radix_sort(const Problem& problem);
 std::unique_ptr<Method> make_cub_radix_sort_composite(const Problem& problem);
+std::unique_ptr<Method> make_cub_radix_sort(const Problem& problem);
 
 }  // namespace bench

@@ -44,6 +44,8 @@ class TilesortMethod final : public Method {
     args_.offsets = p.offsets;
     args_.d_num_segments = p.d_num_segments;
     args_.d_num_items = p.d_num_items;
+    args_.begin_bit = p.begin_bit;
+    args_.end_bit = p.end_bit;
     output_ = {p.keys, args_.values != nullptr ? p.values : nullptr};
   }
 
