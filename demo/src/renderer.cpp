@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -189,7 +190,7 @@ class Renderer {
   void handle_input(float dt);
   // frame
   FrameConstants frame_constants(std::uint32_t num_particles, std::uint32_t tile_size) const;
-  void record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c);
+  void record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c, std::uint64_t emitted_value);
   void record_draw(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c, std::int64_t swap_image);
   void submit(VkCommandBuffer cmd, std::uint64_t wait_value, VkPipelineStageFlags wait_stage,
               std::uint64_t signal_value, VkSemaphore extra_wait = VK_NULL_HANDLE,
@@ -243,6 +244,7 @@ class Renderer {
   Pipeline emit_, finalize_, composite_;
 
   ti::SharedTimelineSemaphore shared_timeline_;
+  ti::SharedWord emitted_word_;  // --handoff memory: Vulkan -> CUDA through a memory word
   Semaphore cpu_timeline_;
   std::uint64_t last_signalled_ = 0;
   CommandPool command_pool_;
@@ -346,6 +348,9 @@ void Renderer::init(const std::string& why_headless) {
 #endif
   std::printf("tilesort-demo: Vulkan device: %s\n", props_.deviceName);
   std::printf("tilesort-demo: sort path: %s\n", path_.c_str());
+  if (gpu_)
+    std::printf("tilesort-demo: handoff Vulkan -> CUDA: %s\n",
+                emitted_word_.valid() ? "memory word (cuStreamWaitValue64)" : "timeline semaphore");
   std::printf("tilesort-demo: sorter %s%s%s\n", sorter_name(sorters_.primary),
               sorters_.compared.empty() ? "" : ", A/B against ",
               sorters_.compared.empty() ? sorters_.note.c_str() : sorter_name(sorters_.compared.front()));
@@ -463,7 +468,7 @@ void Renderer::pick_device() {
           gpu_ = true;
           cudaDeviceProp cp{};
           cuda_check(cudaGetDeviceProperties(&cp, cuda), "cudaGetDeviceProperties");
-          path_ = std::string("GPU: tilesort::bin_and_sort on CUDA device ") + std::to_string(cuda) + " (" + cp.name +
+          path_ = std::string("GPU: CUDA device ") + std::to_string(cuda) + " (" + cp.name +
                   "), shared buffers + timeline semaphore via tilesort::interop";
           return;
         }
@@ -715,6 +720,8 @@ void Renderer::create_sync() {
   if (gpu_) {
     ts_check(ti::SharedTimelineSemaphore::create(interop_device_, cuda_device_, 0, &shared_timeline_),
              "SharedTimelineSemaphore::create");
+    if (opt_.handoff == "memory")
+      ts_check(ti::SharedWord::create(interop_device_, cuda_device_, &emitted_word_), "--handoff memory: SharedWord");
   } else {
     cpu_timeline_ = create_semaphore(dev, true);
   }
@@ -797,7 +804,8 @@ void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkIma
 std::uint32_t groups(std::uint32_t n, std::uint32_t size) { return (n + size - 1) / size; }
 }  // namespace
 
-void Renderer::record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c) {
+void Renderer::record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c,
+                           std::uint64_t emitted_value) {
   DEMO_VK(vkResetCommandBuffer(cmd, 0));
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -824,6 +832,9 @@ void Renderer::record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameC
   memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                  VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                  VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT);
+  // --handoff memory: the batch's last write tells CUDA it is done (the
+  // semaphore is still signalled, for the host and the ordering guard).
+  if (emitted_word_.valid()) emitted_word_.record_vk_write(cmd, emitted_value);
   if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, q + 1);
   DEMO_VK(vkEndCommandBuffer(cmd));
 }
@@ -969,7 +980,8 @@ void Renderer::sort_frame(std::uint64_t frame, std::uint32_t slot, const FrameCo
       }
       return Status();
     };
-    ts_check(ti::run_between(shared_timeline_, t.emitted(), t.sorted(), stream_.s, work),
+    ts_check(ti::run_between(shared_timeline_, t.emitted(), t.sorted(), stream_.s, work,
+                             emitted_word_.valid() ? &emitted_word_ : nullptr),
              sort_depth ? "sort between the timeline values" : "bin (sort off) between the timeline values");
     last_signalled_ = t.sorted();
     return;
@@ -1107,7 +1119,7 @@ int Renderer::run() {
     s.frame_ms = frame_ms;
 
     const FrameTimeline t{f};
-    record_emit(emit_cmd_[slot], slot, c);
+    record_emit(emit_cmd_[slot], slot, c, t.emitted());
     submit(emit_cmd_[slot], t.start(), VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, t.emitted());
     sort_frame(f, slot, c, sort_depth_);
     record_draw(draw_cmd_[slot], slot, c, swap_image);
@@ -1288,9 +1300,8 @@ void Renderer::start_sweep() {
 
 void Renderer::finish_sweep() {
   std::string prefix = opt_.sweep_out.empty() ? beside_executable("tilesort-sweep") : opt_.sweep_out;
-  char title[256];
-  std::snprintf(title, sizeof title, "%s, %ux%u: sorted records/s per frame size", props_.deviceName, opt_.width,
-                opt_.height);
+  const std::string title = std::string(props_.deviceName) + ", " + std::to_string(opt_.width) + "x" +
+                            std::to_string(opt_.height) + ": sorted records/s against records per frame";
   for (const SweepResult& r : sweep_.results())
     std::printf("sweep: %-8s %2u px %9u particles: %11.0f records, %8.3f ms, %7.1f Mrecords/s%s\n",
                 sorter_name(r.sorter), r.point.tile_size, r.point.particles, r.records, r.sort_ms,
@@ -1578,9 +1589,18 @@ void Renderer::draw_overlay() {
     dropped = s.counters.requested - s.counters.num_records;
   }
   const double fm = median(frame), sm = median(sort), rm = median(records);
+  std::vector<SorterTimes> per_sorter;
+  for (const FrameStats& s : history_) per_sorter.push_back(s.sort_by);
   ImGui::Text("frame      %7.2f ms  (%5.0f fps)", fm, fm > 0 ? 1000.0 / fm : 0.0);
   ImGui::Text("emit       %7.3f ms  (Vulkan timestamps)", median(emit));
-  ImGui::Text("sort       %7.3f ms  (%s)", sm, gpu_ ? "CUDA events" : "host clock");
+  ImGui::Text("sort       %7.3f ms  (%s, %s)", sm, sorter_name(sorters_.primary), gpu_ ? "CUDA events" : "host clock");
+  if (!sorters_.compared.empty()) {
+    // The A/B: every sorter on the same frames, side by side.
+    const AbSummary ab = summarize_ab(sorters_, per_sorter);
+    ImGui::Text("A/B        tilesort %7.3f ms | 3DGS %7.3f ms", ab.median_ms[int(Sorter::tilesort)],
+                ab.median_ms[int(Sorter::gs3d)]);
+    if (ab.speedup > 0) ImGui::Text("           tilesort %.2fx faster (%llu frames)", ab.speedup, (unsigned long long)ab.frames);
+  }
   ImGui::Text("composite  %7.3f ms  (Vulkan timestamps)", median(comp));
   ImGui::Text("records    %9.0f / frame, fullest tile %u", rm, max_tile);
   ImGui::Text("throughput %7.1f M sorted records/s", sm > 0 ? rm / sm * 1e-3 : 0.0);
@@ -1600,6 +1620,44 @@ void Renderer::draw_overlay() {
     ImGui::RadioButton((std::to_string(t) + " px").c_str(), &tile, t);
   }
   tile_size_ = std::uint32_t(tile);
+  if (gpu_) {
+    // The sorter switch: which CUDA sorter the frame shows, and the A/B.
+    int primary = int(sorters_.primary);
+    ImGui::Text("sorter");
+    ImGui::SameLine();
+    ImGui::RadioButton("tilesort", &primary, int(Sorter::tilesort));
+    ImGui::SameLine();
+    ImGui::RadioButton("3DGS (CUB radix)", &primary, int(Sorter::gs3d));
+    bool compare = !sorters_.compared.empty();
+    ImGui::SameLine();
+    ImGui::Checkbox("A/B", &compare);
+    if (Sorter(primary) != sorters_.primary || compare != !sorters_.compared.empty()) {
+      std::string error;
+      SorterSet next;
+      if (choose_sorters(sorter_name(Sorter(primary)), compare ? 1 : 0, true, &next, &error)) sorters_ = next;
+      history_.clear();  // medians of the new set only
+    }
+  } else {
+    ImGui::TextDisabled("sorter: cpu (no CUDA path: %s)", sorters_.note.empty() ? "see above" : sorters_.note.c_str());
+  }
+  // The throughput explorer: particle counts x tile sizes, every sorter of the set.
+  if (sweep_.active()) {
+    ImGui::Text("sweep: point %zu of %zu (%u particles, %u px)", sweep_.point_index() + 1, sweep_.point_count(),
+                sweep_.current().particles, sweep_.current().tile_size);
+  } else if (ImGui::Button("run throughput sweep")) {
+    start_sweep();
+  }
+  if (!sweep_.results().empty()) {
+    ImGui::Text("sorted records/s (G) against particle count, per sorter and tile size:");
+    std::map<std::pair<int, std::uint32_t>, std::vector<float>> series;
+    for (const SweepResult& r : sweep_.results())
+      series[{int(r.sorter), r.point.tile_size}].push_back(float(r.records_per_s() * 1e-9));
+    for (const auto& [key, values] : series) {
+      const std::string label = std::string(sorter_name(Sorter(key.first))) + ", " + std::to_string(key.second) + " px";
+      ImGui::PlotLines(label.c_str(), values.data(), int(values.size()), 0, nullptr, 0.0f,
+                       1.2f * *std::max_element(values.begin(), values.end()) + 1e-6f, ImVec2(300, 40));
+    }
+  }
   ImGui::Checkbox("depth sort (S)", &sort_depth_);
   ImGui::SameLine();
   ImGui::Checkbox("heat-map (H)", &heatmap_);
