@@ -18,6 +18,9 @@ const std::uint32_t kVerifySpirv[] = {
 const std::uint32_t kTimestampSpirv[] = {
 #include "timestamp.spv.inc"
 };
+const std::uint32_t kHandoffPollSpirv[] = {
+#include "handoff_poll.spv.inc"
+};
 }  // namespace
 
 const std::uint32_t* generate_spirv(std::size_t* words) {
@@ -27,6 +30,11 @@ const std::uint32_t* generate_spirv(std::size_t* words) {
 const std::uint32_t* verify_spirv(std::size_t* words) {
   *words = sizeof(kVerifySpirv) / 4;
   return kVerifySpirv;
+}
+
+const std::uint32_t* handoff_poll_spirv(std::size_t* words) {
+  *words = sizeof(kHandoffPollSpirv) / 4;
+  return kHandoffPollSpirv;
 }
 
 const std::uint32_t* timestamp_spirv(std::size_t* words) {
@@ -378,6 +386,29 @@ void StampPipeline::record(VkCommandBuffer cmd, std::uint32_t slot) const {
   barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
           VK_ACCESS_SHADER_WRITE_BIT);
   set_.bind(cmd, pipeline_, &slot, 4);
+  vkCmdDispatch(cmd, 1, 1, 1);
+}
+
+PollPipeline::~PollPipeline() {
+  if (device_ != VK_NULL_HANDLE && pipeline_ != VK_NULL_HANDLE) vkDestroyPipeline(device_, pipeline_, nullptr);
+}
+
+VkResult PollPipeline::init(VkDevice device, VkBuffer stamps, VkBuffer word) {
+  device_ = device;
+  const VkDescriptorBufferInfo infos[2] = {{stamps, 0, VK_WHOLE_SIZE}, {word, 0, VK_WHOLE_SIZE}};
+  VkResult r = set_.init(device, infos, 2, 12);
+  if (r != VK_SUCCESS) return r;
+  std::size_t words = 0;
+  const std::uint32_t* code = handoff_poll_spirv(&words);
+  return set_.make_pipeline(code, words, &pipeline_);
+}
+
+void PollPipeline::record(VkCommandBuffer cmd, std::uint32_t slot, std::uint32_t target,
+                          std::uint32_t timeout_us) const {
+  barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+          VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT);
+  const std::uint32_t push[3] = {slot, target, timeout_us};
+  set_.bind(cmd, pipeline_, push, sizeof push);
   vkCmdDispatch(cmd, 1, 1, 1);
 }
 

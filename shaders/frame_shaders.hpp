@@ -20,6 +20,7 @@ namespace frame_shaders {
 const std::uint32_t* generate_spirv(std::size_t* words);
 const std::uint32_t* verify_spirv(std::size_t* words);
 const std::uint32_t* timestamp_spirv(std::size_t* words);
+const std::uint32_t* handoff_poll_spirv(std::size_t* words);
 
 /// Mirrors `Frame` in frame_common.glsl.
 struct FramePushConstants {
@@ -183,6 +184,25 @@ class StampPipeline {
   VkResult init(VkDevice device, VkBuffer stamps);
   /// Records a barrier after earlier work, then the stamp into `slot`.
   void record(VkCommandBuffer cmd, std::uint32_t slot) const;
+
+ private:
+  VkDevice device_ = VK_NULL_HANDLE;
+  StorageBufferSet set_;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+};
+
+/// handoff_poll.comp: one invocation spins until a memory word reaches a
+/// value (or a timeout passes), then stamps the real-time clock into a slot
+/// of `stamps` (0 on timeout). Needs HeadlessVulkan::shader_clock_enabled.
+class PollPipeline {
+ public:
+  PollPipeline() = default;
+  ~PollPipeline();
+  PollPipeline(const PollPipeline&) = delete;
+  PollPipeline& operator=(const PollPipeline&) = delete;
+  VkResult init(VkDevice device, VkBuffer stamps, VkBuffer word);
+  /// Records the spin for word >= target (low 32 bits), then the stamp into `slot`.
+  void record(VkCommandBuffer cmd, std::uint32_t slot, std::uint32_t target, std::uint32_t timeout_us) const;
 
  private:
   VkDevice device_ = VK_NULL_HANDLE;

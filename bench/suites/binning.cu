@@ -21,7 +21,6 @@
 // and not timed.
 //
 // Options: --cases a,b,...  (default: every case)
-#include <cub/device/device_radix_sort.cuh>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -40,6 +39,7 @@
 #include "suites.hpp"
 #include "timing.hpp"
 #include "workloads.hpp"
+#include "gs3d_pipeline.hpp"
 #include "tilesort/binning.hpp"
 #include "tilesort/emit.cuh"
 
@@ -163,40 +163,12 @@ Expected reference(const Records& r, int key_bits) {
   return e;
 }
 
-int bits_for(std::uint32_t count) {
-  int bits = 0;
-  while ((std::uint64_t(1) << bits) < count) ++bits;
-  return bits;
+void check_ts(const tilesort::Status& s, const char* what) {
+  if (s.ok()) return;
+  std::fprintf(stderr, "binning: %s: %s\n", what, s.what());
+  std::exit(kExitCudaError);
 }
-
-// ---- 3DGS pipeline ---------------------------------------------------------
-__global__ void build_3dgs_keys(const std::uint32_t* tiles, const std::uint32_t* depths, std::uint64_t* keys,
-                                std::uint32_t n, int depth_bits) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) keys[i] = (std::uint64_t(tiles[i]) << depth_bits) | depths[i];
-}
-
-/// 3DGS's identifyTileRanges: tile starts / ends from the sorted keys.
-__global__ void identify_tile_ranges(const std::uint64_t* keys, std::uint32_t n, int depth_bits, uint2* ranges) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const std::uint32_t tile = std::uint32_t(keys[i] >> depth_bits);
-  if (i == 0) {
-    ranges[tile].x = 0;
-  } else {
-    const std::uint32_t prev = std::uint32_t(keys[i - 1] >> depth_bits);
-    if (tile != prev) {
-      ranges[prev].y = i;
-      ranges[tile].x = i;
-    }
-  }
-  if (i == n - 1) ranges[tile].y = n;
-}
-
-__global__ void low_words(const std::uint64_t* in, std::uint32_t* out, std::uint32_t n) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = std::uint32_t(in[i]);
-}
+#define BENCH_TS_CHECK(expr) check_ts((expr), #expr)
 
 struct Timing {
   double ms = 0;
@@ -389,37 +361,28 @@ Row run_case(const SuiteOptions& o, const Records& base, int key_bits, cudaStrea
     }
   }
 
-  // ---- 3DGS ----
+  // ---- 3DGS (baselines/gs3d_pipeline.hpp) ----
   {
-    const int tile_bits = bits_for(r.num_tiles);
-    const int depth_bits = key_bits;  // 32: (tile << 32) | depth; 16: (tile << 16) | depth16
-    const int end_bit = depth_bits + tile_bits;
-    DeviceBuffer keys64(std::size_t(n) * 8 + 8), keys64_out(std::size_t(n) * 8 + 8), values_out(std::size_t(n) * 4 + 4),
-        ranges(std::size_t(r.num_tiles) * sizeof(uint2));
-    std::size_t temp_bytes = 0;
-    BENCH_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys64.as<std::uint64_t>(),
-                                                     keys64_out.as<std::uint64_t>(), d_values,
-                                                     values_out.as<std::uint32_t>(), int(n), 0, end_bit, stream));
-    DeviceBuffer temp(std::max<std::size_t>(temp_bytes, 1));
-    const std::uint32_t blocks = (n + 255) / 256;
-    auto run_3dgs = [&] {
-      BENCH_CUDA_CHECK(cudaMemsetAsync(ranges.get(), 0, ranges.bytes(), stream));
-      if (n == 0) return;
-      build_3dgs_keys<<<blocks, 256, 0, stream>>>(d_tiles, d_keys, keys64.as<std::uint64_t>(), n, depth_bits);
-      BENCH_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(), temp_bytes, keys64.as<std::uint64_t>(),
-                                                       keys64_out.as<std::uint64_t>(), d_values,
-                                                       values_out.as<std::uint32_t>(), int(n), 0, end_bit, stream));
-      identify_tile_ranges<<<blocks, 256, 0, stream>>>(keys64_out.as<std::uint64_t>(), n, depth_bits,
-                                                        ranges.as<uint2>());
-      BENCH_CUDA_CHECK(cudaGetLastError());
-    };
+    namespace tb = tilesort::baselines;
+    tb::Gs3dPipeline gs;
+    BENCH_TS_CHECK(tb::Gs3dPipeline::create({std::max<std::uint32_t>(n, 1), r.num_tiles}, &gs));
+    DeviceBuffer values_out(std::size_t(n) * 4 + 4), ranges(std::size_t(r.num_tiles) * sizeof(uint2));
+    tb::Gs3dArgs ga;
+    ga.tile_ids = d_tiles;
+    ga.keys = d_keys;
+    ga.values = d_values;
+    ga.num_records = n;
+    ga.num_tiles = r.num_tiles;
+    ga.depth_bits = key_bits;  // 32: (tile << 32) | depth; 16: (tile << 16) | depth16
+    ga.out_values = values_out.as<std::uint32_t>();
+    ga.layout = tb::Gs3dRanges::ranges;
+    ga.out_ranges = ranges.get();
+    auto run_3dgs = [&] { BENCH_TS_CHECK(gs.run(ga, stream)); };
     run_3dgs();
     DeviceBuffer low(std::size_t(n) * 4 + 4);
-    if (n) low_words<<<blocks, 256, 0, stream>>>(keys64_out.as<std::uint64_t>(), low.as<std::uint32_t>(), n);
+    BENCH_TS_CHECK(gs.sorted_depth_keys(low.as<std::uint32_t>(), n, stream));
     BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
     std::vector<std::uint32_t> low_keys = fetch(low.as<std::uint32_t>(), n);
-    if (depth_bits < 32)
-      for (auto& k : low_keys) k &= (1u << depth_bits) - 1u;
     std::string gwhy = first_difference("3dgs keys", low_keys, want.keys);
     if (gwhy.empty()) gwhy = first_difference("3dgs values", fetch(values_out.as<std::uint32_t>(), n), want.values);
     if (gwhy.empty()) {

@@ -24,6 +24,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "cuda_check.hpp"
@@ -58,13 +59,6 @@ struct SortRow {
   std::uint64_t items = 0, segments = 0;
   double copy_ms = 0, malloc_ms = 0, shared_ms = 0;
   std::string verdict;  // empty = verified
-};
-
-struct LatencyRow {
-  int frames = 0;
-  Stats signal_to_cuda_us, cuda_to_vulkan_us, host_round_trip_us;
-  Stats vulkan_to_vulkan_us, cuda_to_cuda_us;  // references: the same handoff within one API
-  std::string verdict;
 };
 
 /// One workload: shared vs cudaMalloc, alternating reps.
@@ -168,15 +162,211 @@ SortRow measure_sort(const ti::VulkanDevice& device, int cuda_device, const std:
   return row;
 }
 
-/// Handoff latency on the GPU clock (needs VK_KHR_shader_clock).
-LatencyRow measure_latency(const fs::HeadlessVulkan& vk, const ti::VulkanDevice& device, int cuda_device,
-                           int frames, cudaStream_t stream) {
-  LatencyRow row;
+/// One way of handing a frame from Vulkan to CUDA and back.
+struct HandoffMode {
+  const char* name;
+  bool v2c_word;   // Vulkan -> CUDA: SharedWord + cuStreamWaitValue64 (else the semaphore)
+  bool c2v_word;   // CUDA -> Vulkan: cuStreamWriteValue64 + a polling shader (else the semaphore)
+  bool prequeued;  // everything enqueued behind a host-opened gate before the GPU starts
+};
+constexpr HandoffMode kModes[] = {
+    {"semaphore both ways, serial submission (today's default)", false, false, false},
+    {"semaphore both ways, prequeued behind a gate", false, false, true},
+    {"memory word Vulkan->CUDA, semaphore back, serial", true, false, false},
+    {"memory word Vulkan->CUDA, semaphore back, prequeued", true, false, true},
+    {"memory word both ways (polling shader), serial", true, true, false},
+    {"memory word both ways (polling shader), prequeued", true, true, true},
+};
+constexpr std::uint32_t kPollTimeoutUs = 50000;
+
+struct HandoffRow {
+  const HandoffMode* mode = nullptr;
+  int frames = 0;
+  Stats v2c_us, c2v_us, round_trip_us, enqueue_us;
+  int timeouts = 0, negative = 0;
+  std::string verdict;  // empty: measured
+};
+
+/// Per frame, one frame in flight: Vulkan stamps T0 and hands over; CUDA
+/// stamps T1 when it starts and T2 at its end and hands back; Vulkan stamps
+/// T3 when it wakes. V->C = T1 - T0, C->V = T3 - T2, on the GPU's real-time
+/// clock. "Prequeued": batch A first waits for a Vulkan-only gate semaphore
+/// that a helper thread opens 2 ms after A is submitted, so every CUDA and
+/// Vulkan command of the frame is already enqueued when the GPU starts: the
+/// figures then hold no host enqueue time. The thread also means that a
+/// driver which blocks the host inside a CUDA call until the Vulkan signal
+/// happens cannot deadlock the run; "enqueue" (host time of the CUDA calls)
+/// shows whether it did.
+HandoffRow measure_handoff(const fs::HeadlessVulkan& vk, const ti::VulkanDevice& device, int cuda_device,
+                           const HandoffMode& mode, int frames, cudaStream_t stream) {
+  HandoffRow row;
+  row.mode = &mode;
   row.frames = frames;
-  if (!vk.shader_clock_enabled) {
-    row.verdict = "skipped: the Vulkan device has no VK_KHR_shader_clock shaderDeviceClock";
+  ti::SharedBuffer stamps;
+  ti::SharedTimelineSemaphore sem;
+  ti::SharedWord v2c, c2v;
+  if (!check(ti::SharedBuffer::create(device, cuda_device, kStamps * 8 * std::size_t(frames), &stamps), "stamps") ||
+      !check(ti::SharedTimelineSemaphore::create(device, cuda_device, 0, &sem), "semaphore")) {
+    row.verdict = "set-up failed";
     return row;
   }
+  if (mode.v2c_word || mode.c2v_word) {
+    const tilesort::Status st = ti::SharedWord::create(device, cuda_device, &v2c);
+    if (!st.ok() || !check(ti::SharedWord::create(device, cuda_device, &c2v), "memory word")) {
+      row.verdict = std::string("skipped: no memory word: ") + st.what();
+      return row;
+    }
+  }
+  VkSemaphore gate = VK_NULL_HANDLE;
+  {
+    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+    VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+    info.pNext = &type;
+    if (vkCreateSemaphore(vk.device, &info, nullptr, &gate) != VK_SUCCESS) {
+      row.verdict = "gate semaphore failed";
+      return row;
+    }
+  }
+  struct GateOwner {
+    VkDevice d;
+    VkSemaphore s;
+    ~GateOwner() { vkDestroySemaphore(d, s, nullptr); }
+  } gate_owner{vk.device, gate};
+  fs::StampPipeline stamp;
+  fs::PollPipeline poll;
+  if (stamp.init(vk.device, stamps.vk_buffer()) != VK_SUCCESS ||
+      (mode.c2v_word && poll.init(vk.device, stamps.vk_buffer(), c2v.vk_buffer()) != VK_SUCCESS)) {
+    row.verdict = "pipelines failed";
+    return row;
+  }
+  std::vector<VkCommandBuffer> cmds(2 * std::size_t(frames));
+  VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, vk.command_pool,
+                                   VK_COMMAND_BUFFER_LEVEL_PRIMARY, std::uint32_t(cmds.size())};
+  if (vkAllocateCommandBuffers(vk.device, &info, cmds.data()) != VK_SUCCESS) {
+    row.verdict = "command buffers failed";
+    return row;
+  }
+  // Values per frame: v = 4f; A signals v+1 (and writes v+1 into v2c), CUDA
+  // signals v+2 (or writes v+2 into c2v), B signals v+3.
+  for (int f = 0; f < frames; ++f) {
+    const std::uint64_t v = 4ull * std::uint64_t(f);
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    VkCommandBuffer a = cmds[2 * f], b = cmds[2 * f + 1];
+    vkBeginCommandBuffer(a, &begin);
+    stamp.record(a, std::uint32_t(kStamps * f + 0));
+    if (mode.v2c_word) v2c.record_vk_write(a, v + 1);
+    vkEndCommandBuffer(a);
+    vkBeginCommandBuffer(b, &begin);
+    if (mode.c2v_word) poll.record(b, std::uint32_t(kStamps * f + 3), std::uint32_t(v + 2), kPollTimeoutUs);
+    else stamp.record(b, std::uint32_t(kStamps * f + 3));
+    vkEndCommandBuffer(b);
+  }
+  auto* d_stamps = stamps.cuda_as<std::uint64_t>();
+  BENCH_CUDA_CHECK(cudaMemsetAsync(d_stamps, 0, kStamps * 8 * std::size_t(frames), stream));
+  BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<float> host_us, enqueue_us;
+  for (int f = 0; f < frames; ++f) {
+    const std::uint64_t v = 4ull * std::uint64_t(f);
+    const std::uint32_t slot = kStamps * std::uint32_t(f);
+    const auto t0 = std::chrono::steady_clock::now();
+    bool ok = true;
+    // Batch A: [gate f+1 when prequeued] -> stamp T0 [-> word v+1] -> signal v+1.
+    {
+      // The previous frame's B signalled v - 1 (nothing before frame 0).
+      const std::uint64_t wait_values[2] = {f ? v - 1 : 0, std::uint64_t(f) + 1};
+      const VkSemaphore waits[2] = {sem.vk_semaphore(), gate};
+      const VkPipelineStageFlags stages[2] = {VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT};
+      const std::uint64_t signal_value = v + 1;
+      const VkSemaphore signal = sem.vk_semaphore();
+      VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+      timeline.waitSemaphoreValueCount = mode.prequeued ? 2 : 1;
+      timeline.pWaitSemaphoreValues = wait_values;
+      timeline.signalSemaphoreValueCount = 1;
+      timeline.pSignalSemaphoreValues = &signal_value;
+      VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+      submit.pNext = &timeline;
+      submit.waitSemaphoreCount = mode.prequeued ? 2 : 1;
+      submit.pWaitSemaphores = waits;
+      submit.pWaitDstStageMask = stages;
+      submit.commandBufferCount = 1;
+      submit.pCommandBuffers = &cmds[2 * f];
+      submit.signalSemaphoreCount = 1;
+      submit.pSignalSemaphores = &signal;
+      ok = vkQueueSubmit(vk.queue, 1, &submit, VK_NULL_HANDLE) == VK_SUCCESS && sem.declare_vulkan_signal(v + 1).ok();
+    }
+    std::thread opener;
+    if (ok && mode.prequeued)
+      opener = std::thread([&vk, gate, f] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        VkSemaphoreSignalInfo signal{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
+        signal.semaphore = gate;
+        signal.value = std::uint64_t(f) + 1;
+        (void)vkSignalSemaphore(vk.device, &signal);
+      });
+    const auto e0 = std::chrono::steady_clock::now();
+    ok = ok && (mode.v2c_word ? sem.cuda_wait_word(v2c, v + 1, stream) : sem.cuda_wait(v + 1, stream)).ok();
+    ok = ok && launch_globaltimer_stamp(d_stamps, slot + 1, stream) == cudaSuccess;  // T1: CUDA starts
+    ok = ok && launch_globaltimer_stamp(d_stamps, slot + 2, stream) == cudaSuccess;  // T2: CUDA's last work
+    const auto e1 = std::chrono::steady_clock::now();
+    if (mode.c2v_word) {
+      ok = ok && c2v.cuda_write(v + 2, stream).ok();
+      ok = ok && sem.vk_submit(vk.queue, {cmds[2 * f + 1]}, 0, v + 3).ok();  // B polls the word, no semaphore wait
+    } else {
+      ok = ok && sem.cuda_signal(v + 2, stream).ok();
+      ok = ok && sem.vk_submit(vk.queue, {cmds[2 * f + 1]}, v + 2, v + 3).ok();
+    }
+    ok = ok && sem.host_wait(v + 3, 10ull * 1000000000ull).ok();
+    if (opener.joinable()) opener.join();
+    const auto t1 = std::chrono::steady_clock::now();
+    if (!ok) {
+      row.verdict = "handoff failed at frame " + std::to_string(f);
+      BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+      return row;
+    }
+    // Serial submission: the whole host round trip. Prequeued: it holds the 2 ms gate, so it is not reported.
+    host_us.push_back(std::chrono::duration<float, std::micro>(t1 - t0).count());
+    enqueue_us.push_back(std::chrono::duration<float, std::micro>(e1 - e0).count());
+  }
+  BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<std::uint64_t> t(kStamps * std::size_t(frames));
+  BENCH_CUDA_CHECK(cudaMemcpy(t.data(), d_stamps, t.size() * 8, cudaMemcpyDeviceToHost));
+  std::vector<float> a, b;
+  const int skip = std::min(3, frames / 4);  // first frames pay for lazy driver set-up
+  for (int f = skip; f < frames; ++f) {
+    const std::uint64_t* s = &t[kStamps * std::size_t(f)];
+    if (s[3] == 0) {
+      ++row.timeouts;
+      continue;
+    }
+    const std::int64_t d1 = std::int64_t(s[1] - s[0]), d2 = std::int64_t(s[3] - s[2]);
+    if (d1 < 0 || d2 < 0) ++row.negative;
+    a.push_back(float(d1) / 1000.0f);
+    b.push_back(float(d2) / 1000.0f);
+  }
+  host_us.erase(host_us.begin(), host_us.begin() + skip);
+  enqueue_us.erase(enqueue_us.begin(), enqueue_us.begin() + skip);
+  if (!a.empty()) {
+    row.v2c_us = summarize(a);
+    row.c2v_us = summarize(b);
+  }
+  row.round_trip_us = summarize(host_us);
+  row.enqueue_us = summarize(enqueue_us);
+  vkFreeCommandBuffers(vk.device, vk.command_pool, std::uint32_t(cmds.size()), cmds.data());
+  return row;
+}
+
+/// The references: the measurement's own floor and the same handoff inside one API.
+struct ReferenceRow {
+  Stats stamp_floor_us;     // two stamps in one Vulkan command buffer (barrier between)
+  Stats vulkan_to_vulkan_us;  // stamp, signal -> next submission waiting on the same semaphore, stamp
+  Stats cuda_to_cuda_us;    // stamp kernel -> next stamp kernel on the stream
+  std::string verdict;
+};
+
+ReferenceRow measure_references(const fs::HeadlessVulkan& vk, const ti::VulkanDevice& device, int cuda_device,
+                                int frames, cudaStream_t stream) {
+  ReferenceRow row;
   ti::SharedBuffer stamps;
   ti::SharedTimelineSemaphore sem;
   if (!check(ti::SharedBuffer::create(device, cuda_device, kStamps * 8 * std::size_t(frames), &stamps), "stamps") ||
@@ -184,78 +374,60 @@ LatencyRow measure_latency(const fs::HeadlessVulkan& vk, const ti::VulkanDevice&
     row.verdict = "set-up failed";
     return row;
   }
-  fs::StampPipeline pipeline;
-  if (pipeline.init(vk.device, stamps.vk_buffer()) != VK_SUCCESS) {
-    row.verdict = "timestamp pipeline failed";
+  fs::StampPipeline stamp;
+  if (stamp.init(vk.device, stamps.vk_buffer()) != VK_SUCCESS) {
+    row.verdict = "pipeline failed";
     return row;
   }
-  std::vector<VkCommandBuffer> cmds(4 * std::size_t(frames));
+  std::vector<VkCommandBuffer> cmds(3 * std::size_t(frames));
   VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, vk.command_pool,
                                    VK_COMMAND_BUFFER_LEVEL_PRIMARY, std::uint32_t(cmds.size())};
   if (vkAllocateCommandBuffers(vk.device, &info, cmds.data()) != VK_SUCCESS) {
     row.verdict = "command buffers failed";
     return row;
   }
-  // Stamp slots per frame: 0 Vulkan before its signal, 1 CUDA start, 2 CUDA
-  // end, 3 Vulkan after its wait; 4 and 5 the Vulkan -> Vulkan reference.
-  const std::uint32_t vk_slot[4] = {0, 3, 4, 5};
-  for (int f = 0; f < frames; ++f)
-    for (int k = 0; k < 4; ++k) {
-      VkCommandBuffer cmd = cmds[4 * f + k];
-      VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-      vkBeginCommandBuffer(cmd, &begin);
-      pipeline.record(cmd, std::uint32_t(kStamps * f + vk_slot[k]));
-      vkEndCommandBuffer(cmd);
-    }
-  auto* d_stamps = stamps.cuda_as<std::uint64_t>();
-  std::vector<float> host_us;
   for (int f = 0; f < frames; ++f) {
-    const std::uint64_t v = 5ull * f;
+    VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+    const std::uint32_t base = kStamps * std::uint32_t(f);
+    vkBeginCommandBuffer(cmds[3 * f], &begin);
+    stamp.record(cmds[3 * f], base + 0);
+    stamp.record(cmds[3 * f], base + 1);  // floor: stamp -> barrier -> stamp
+    vkEndCommandBuffer(cmds[3 * f]);
+    vkBeginCommandBuffer(cmds[3 * f + 1], &begin);
+    stamp.record(cmds[3 * f + 1], base + 2);
+    vkEndCommandBuffer(cmds[3 * f + 1]);
+    vkBeginCommandBuffer(cmds[3 * f + 2], &begin);
+    stamp.record(cmds[3 * f + 2], base + 3);
+    vkEndCommandBuffer(cmds[3 * f + 2]);
+  }
+  auto* d_stamps = stamps.cuda_as<std::uint64_t>();
+  for (int f = 0; f < frames; ++f) {
+    const std::uint64_t v = 3ull * std::uint64_t(f);
     const std::uint32_t slot = kStamps * std::uint32_t(f);
-    const auto t0 = std::chrono::steady_clock::now();
-    bool ok = sem.vk_submit(vk.queue, {cmds[4 * f]}, v, v + 1).ok();                     // T0, signal v+1
-    ok = ok && sem.cuda_wait(v + 1, stream).ok();
-    ok = ok && launch_globaltimer_stamp(d_stamps, slot + 1, stream) == cudaSuccess;       // T1: CUDA starts
-    ok = ok && launch_globaltimer_stamp(d_stamps, slot + 2, stream) == cudaSuccess;       // T2: CUDA's last work
-    ok = ok && sem.cuda_signal(v + 2, stream).ok();
-    ok = ok && sem.vk_submit(vk.queue, {cmds[4 * f + 1]}, v + 2, v + 3).ok();             // T3: Vulkan wakes
+    bool ok = sem.vk_submit(vk.queue, {cmds[3 * f]}, v, v + 1).ok();
+    ok = ok && sem.vk_submit(vk.queue, {cmds[3 * f + 1]}, v + 1, v + 2).ok();
+    ok = ok && sem.vk_submit(vk.queue, {cmds[3 * f + 2]}, v + 2, v + 3).ok();
     ok = ok && sem.host_wait(v + 3, 10ull * 1000000000ull).ok();
-    const auto t1 = std::chrono::steady_clock::now();
-    // Reference: the same semaphore handoff between two Vulkan submissions.
-    ok = ok && sem.vk_submit(vk.queue, {cmds[4 * f + 2]}, v + 3, v + 4).ok();
-    ok = ok && sem.vk_submit(vk.queue, {cmds[4 * f + 3]}, v + 4, v + 5).ok();
-    ok = ok && sem.host_wait(v + 5, 10ull * 1000000000ull).ok();
+    ok = ok && launch_globaltimer_stamp(d_stamps, slot + 4, stream) == cudaSuccess;
+    ok = ok && launch_globaltimer_stamp(d_stamps, slot + 5, stream) == cudaSuccess;
+    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
     if (!ok) {
-      row.verdict = "handoff failed at frame " + std::to_string(f);
-      BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+      row.verdict = "reference failed at frame " + std::to_string(f);
       return row;
     }
-    host_us.push_back(std::chrono::duration<float, std::micro>(t1 - t0).count());
   }
-  BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
   std::vector<std::uint64_t> t(kStamps * std::size_t(frames));
   BENCH_CUDA_CHECK(cudaMemcpy(t.data(), d_stamps, t.size() * 8, cudaMemcpyDeviceToHost));
-  std::vector<float> a, b, c, d;
-  int negative = 0;
-  const int skip = std::min(3, frames / 4);  // first frames pay for lazy driver set-up
-  for (int f = skip; f < frames; ++f) {
+  std::vector<float> floor_us, v2v, c2c;
+  for (int f = std::min(3, frames / 4); f < frames; ++f) {
     const std::uint64_t* s = &t[kStamps * std::size_t(f)];
-    const std::int64_t d1 = std::int64_t(s[1] - s[0]);
-    const std::int64_t d2 = std::int64_t(s[3] - s[2]);
-    if (d1 < 0 || d2 < 0) ++negative;
-    a.push_back(float(d1) / 1000.0f);
-    b.push_back(float(d2) / 1000.0f);
-    c.push_back(float(std::int64_t(s[5] - s[4])) / 1000.0f);
-    d.push_back(float(std::int64_t(s[2] - s[1])) / 1000.0f);
+    floor_us.push_back(float(std::int64_t(s[1] - s[0])) / 1000.0f);
+    v2v.push_back(float(std::int64_t(s[3] - s[2])) / 1000.0f);
+    c2c.push_back(float(std::int64_t(s[5] - s[4])) / 1000.0f);
   }
-  row.vulkan_to_vulkan_us = summarize(c);
-  row.cuda_to_cuda_us = summarize(d);
-  host_us.erase(host_us.begin(), host_us.begin() + skip);
-  row.signal_to_cuda_us = summarize(a);
-  row.cuda_to_vulkan_us = summarize(b);
-  row.host_round_trip_us = summarize(host_us);
-  if (negative)
-    row.verdict = std::to_string(negative) + " frames with negative deltas: the Vulkan and CUDA clocks differ";
+  row.stamp_floor_us = summarize(floor_us);
+  row.vulkan_to_vulkan_us = summarize(v2v);
+  row.cuda_to_cuda_us = summarize(c2c);
   vkFreeCommandBuffers(vk.device, vk.command_pool, std::uint32_t(cmds.size()), cmds.data());
   return row;
 }
@@ -263,6 +435,7 @@ LatencyRow measure_latency(const fs::HeadlessVulkan& vk, const ti::VulkanDevice&
 int run_interop(const SuiteOptions& o) {
   std::vector<std::string> workloads = {"fixed-256", "fixed-4096", "tiles16-4M", "powerlaw"};
   int frames = 200;
+  bool handoff_only = false;
   for (std::size_t i = 0; i < o.args.size(); ++i) {
     if (o.args[i] == "--workloads" && i + 1 < o.args.size()) {
       workloads.clear();
@@ -270,8 +443,11 @@ int run_interop(const SuiteOptions& o) {
       for (std::string w; std::getline(list, w, ',');) workloads.push_back(w);
     } else if (o.args[i] == "--frames" && i + 1 < o.args.size()) {
       frames = std::max(8, std::atoi(o.args[++i].c_str()));
+    } else if (o.args[i] == "--handoff-only") {
+      handoff_only = true;
     } else {
-      std::fprintf(stderr, "tilesort-bench interop: unknown option %s (takes --workloads a,b --frames N)\n",
+      std::fprintf(stderr, "tilesort-bench interop: unknown option %s (takes --workloads a,b --frames N "
+                   "--handoff-only)\n",
                    o.args[i].c_str());
       return 64;
     }
@@ -298,12 +474,21 @@ int run_interop(const SuiteOptions& o) {
   BENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 
   std::vector<SortRow> rows;
+  if (handoff_only) workloads.clear();
   for (const std::string& name : workloads) {
     std::fprintf(stderr, "tilesort-bench interop: %s ...\n", name.c_str());
     rows.push_back(measure_sort(device, cuda_device, name, o, stream));
   }
-  std::fprintf(stderr, "tilesort-bench interop: handoff latency, %d frames ...\n", frames);
-  const LatencyRow latency = measure_latency(vk, device, cuda_device, frames, stream);
+  std::vector<HandoffRow> handoffs;
+  ReferenceRow reference;
+  if (vk.shader_clock_enabled) {
+    for (const HandoffMode& mode : kModes) {
+      std::fprintf(stderr, "tilesort-bench interop: handoff %s, %d frames ...\n", mode.name, frames);
+      handoffs.push_back(measure_handoff(vk, device, cuda_device, mode, frames, stream));
+    }
+    std::fprintf(stderr, "tilesort-bench interop: references, %d frames ...\n", frames);
+    reference = measure_references(vk, device, cuda_device, frames, stream);
+  }
   BENCH_CUDA_CHECK(cudaStreamDestroy(stream));
 
   bool failed = false;
@@ -345,35 +530,69 @@ int run_interop(const SuiteOptions& o) {
   }
   js << "\n  ],\n  \"handoff\": ";
   md << "\n## Handoff latency per frame (GPU real-time clock, one frame in flight)\n\n";
-  if (!latency.verdict.empty() && latency.signal_to_cuda_us.median == 0) {
-    md << latency.verdict << "\n";
-    js << "{\"skipped\": \"" << latency.verdict << "\"}";
-    if (latency.verdict.rfind("skipped", 0) != 0) failed = true;
+  if (!vk.shader_clock_enabled) {
+    md << "skipped: the Vulkan device has no VK_KHR_shader_clock shaderDeviceClock\n";
+    js << "{\"skipped\": \"no shaderDeviceClock\"}";
   } else {
-    md << "| handoff | median us | min us | max us |\n|---|---|---|---|\n";
-    auto add = [&](const char* what, const Stats& s) {
-      std::snprintf(line, sizeof line, "| %s | %.1f | %.1f | %.1f |\n", what, s.median, s.min, s.max);
+    md << "| mode | Vulkan -> CUDA median us (min, max) | CUDA -> Vulkan median us (min, max) | host round trip us "
+          "| host time in the CUDA enqueue calls us (max) | notes |\n|---|---|---|---|---|---|\n";
+    js << "{\n    \"frames\": " << frames << ",\n    \"modes\": [";
+    for (std::size_t i = 0; i < handoffs.size(); ++i) {
+      const HandoffRow& h = handoffs[i];
+      const bool skipped = h.verdict.rfind("skipped", 0) == 0;
+      if (!h.verdict.empty()) {
+        md << "| " << h.mode->name << " | " << h.verdict << " | | | | |\n";
+        if (!skipped) failed = true;
+        js << (i ? "," : "") << "\n      {\"mode\": \"" << h.mode->name << "\", \"verdict\": \"" << h.verdict << "\"}";
+        continue;
+      }
+      std::string notes;
+      if (h.timeouts) notes += std::to_string(h.timeouts) + " frames: the polling shader timed out (50 ms); ";
+      if (h.negative) notes += std::to_string(h.negative) + " frames with negative deltas; ";
+      if (h.mode->prequeued) notes += "round trip holds the 2 ms gate; ";
+      std::snprintf(line, sizeof line, "| %s | %.1f (%.1f, %.1f) | %.1f (%.1f, %.1f) | %.1f | %.1f (%.1f) | %s |\n",
+                    h.mode->name, h.v2c_us.median, h.v2c_us.min, h.v2c_us.max, h.c2v_us.median, h.c2v_us.min,
+                    h.c2v_us.max, h.round_trip_us.median, h.enqueue_us.median, h.enqueue_us.max, notes.c_str());
       md << line;
-    };
-    add("Vulkan signal -> CUDA start", latency.signal_to_cuda_us);
-    add("CUDA end -> Vulkan wakes", latency.cuda_to_vulkan_us);
-    add("host: submit -> vkWaitSemaphores returns (whole round trip)", latency.host_round_trip_us);
-    add("reference: Vulkan submit -> next Vulkan submit waiting on the same semaphore", latency.vulkan_to_vulkan_us);
-    add("reference: CUDA kernel -> next kernel on the stream", latency.cuda_to_cuda_us);
-    md << "\n" << latency.frames << " frames (the first few dropped as warm-up). Vulkan's clockRealtimeEXT and CUDA's "
-       << "%globaltimer are the same clock on NVIDIA; a stamp is taken by a one-thread dispatch/kernel, so each "
-       << "figure includes one small launch.\n";
-    if (!latency.verdict.empty()) {
-      md << "\nWARNING: " << latency.verdict << "\n";
-      failed = true;
+      std::snprintf(line, sizeof line,
+                    "%s\n      {\"mode\": \"%s\", \"v2c_word\": %s, \"c2v_word\": %s, \"prequeued\": %s, "
+                    "\"v2c_us\": %.2f, \"c2v_us\": %.2f, \"v2c_min_us\": %.2f, \"c2v_min_us\": %.2f, "
+                    "\"host_round_trip_us\": %.2f, \"enqueue_us\": %.2f, \"enqueue_max_us\": %.2f, "
+                    "\"timeouts\": %d, \"negative\": %d}",
+                    i ? "," : "", h.mode->name, h.mode->v2c_word ? "true" : "false",
+                    h.mode->c2v_word ? "true" : "false", h.mode->prequeued ? "true" : "false", h.v2c_us.median,
+                    h.c2v_us.median, h.v2c_us.min, h.c2v_us.min, h.round_trip_us.median, h.enqueue_us.median,
+                    h.enqueue_us.max, h.timeouts, h.negative);
+      js << line;
     }
-    std::snprintf(line, sizeof line,
-                  "{\"frames\": %d, \"signal_to_cuda_us\": %.2f, \"cuda_to_vulkan_us\": %.2f, "
-                  "\"host_round_trip_us\": %.2f, \"vulkan_to_vulkan_us\": %.2f, \"cuda_to_cuda_us\": %.2f}",
-                  latency.frames, latency.signal_to_cuda_us.median, latency.cuda_to_vulkan_us.median,
-                  latency.host_round_trip_us.median, latency.vulkan_to_vulkan_us.median,
-                  latency.cuda_to_cuda_us.median);
-    js << line;
+    js << "\n    ],\n    \"references\": ";
+    md << "\n| reference (the measurement's own cost) | median us | min us | max us |\n|---|---|---|---|\n";
+    if (!reference.verdict.empty()) {
+      md << "| " << reference.verdict << " | | | |\n";
+      failed = true;
+      js << "{\"verdict\": \"" << reference.verdict << "\"}";
+    } else {
+      auto add = [&](const char* what, const Stats& st) {
+        std::snprintf(line, sizeof line, "| %s | %.1f | %.1f | %.1f |\n", what, st.median, st.min, st.max);
+        md << line;
+      };
+      add("empty handoff: stamp -> barrier -> stamp in one Vulkan command buffer", reference.stamp_floor_us);
+      add("Vulkan submit -> next Vulkan submit waiting on the same semaphore", reference.vulkan_to_vulkan_us);
+      add("CUDA stamp kernel -> next kernel on the stream", reference.cuda_to_cuda_us);
+      std::snprintf(line, sizeof line,
+                    "{\"stamp_floor_us\": %.2f, \"vulkan_to_vulkan_us\": %.2f, \"cuda_to_cuda_us\": %.2f}",
+                    reference.stamp_floor_us.median, reference.vulkan_to_vulkan_us.median,
+                    reference.cuda_to_cuda_us.median);
+      js << line;
+    }
+    js << "\n  }";
+    md << "\n" << frames << " frames per mode (the first few dropped as warm-up). Vulkan's clockRealtimeEXT and "
+       << "CUDA's %globaltimer are the same clock on NVIDIA; a stamp is a one-thread dispatch/kernel, so each figure "
+       << "includes one small launch (see the references). Serial: each API's commands are enqueued after the "
+       << "previous step's were; prequeued: the whole frame is enqueued behind a gate a helper thread opens 2 ms "
+       << "later, so the GPU figures hold no host enqueue time. Memory word: Vulkan writes a 64-bit word "
+       << "(vkCmdUpdateBuffer after a barrier) that CUDA's cuStreamWaitValue64 waits on; back, "
+       << "cuStreamWriteValue64 and a one-thread Vulkan shader polling the word (50 ms timeout).\n";
   }
   js << ",\n  \"failed\": " << (failed ? "true" : "false") << "\n}\n";
   std::printf("%s", md.str().c_str());

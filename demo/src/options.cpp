@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "sorters.hpp"
+
 namespace tilesort {
 namespace demo {
 
@@ -27,6 +29,14 @@ const char* usage() {
          "  --out PATH            image of the last frame (PPM; default: tilesort-demo.ppm beside the executable)\n"
          "  --device NAME         use the Vulkan device whose name contains NAME\n"
          "  --quiet               no per-frame lines\n"
+         "  --sorter NAME         tilesort | 3dgs | cpu: what sorts the shown frame (default: tilesort with CUDA, else cpu)\n"
+         "  --compare|--no-compare  A/B: the other CUDA sorter also sorts every frame's records (default: on with CUDA)\n"
+         "  --handoff MODE        semaphore | memory: how CUDA waits for Vulkan's records (default semaphore)\n"
+         "  --sweep               throughput explorer: particle counts x tile sizes x sorters (headless: then exit)\n"
+         "  --sweep-out PREFIX    PREFIX.csv and PREFIX.svg (default: tilesort-sweep.* beside the executable)\n"
+         "  --sweep-particles L   comma-separated particle counts (default 262144,1M,2M,4M,8M,16M up to --max-particles)\n"
+         "  --sweep-tiles L       comma-separated tile sizes (default 8,16,32)\n"
+         "  --sweep-frames N      measured frames per sweep point (default 12)\n"
          "  --help                this text\n"
          "exit codes: 0 ok, 1 error, 2 verification failed, 3 no Vulkan device, 4 --gpu but no CUDA path, 64 usage\n";
 }
@@ -39,6 +49,23 @@ bool parse_u32(const char* text, std::uint32_t lo, std::uint32_t hi, std::uint32
   if (*end != '\0' || v < lo || v > hi) return false;
   *out = std::uint32_t(v);
   return true;
+}
+
+bool parse_list(const char* text, std::uint32_t lo, std::uint32_t hi, std::vector<std::uint32_t>* out) {
+  if (!text || !*text) return false;
+  out->clear();
+  std::string all(text);
+  std::size_t start = 0;
+  while (start <= all.size()) {
+    const std::size_t comma = all.find(',', start);
+    const std::string item = all.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::uint32_t v = 0;
+    if (!parse_u32(item.c_str(), lo, hi, &v)) return false;
+    out->push_back(v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return !out->empty();
 }
 }  // namespace
 
@@ -67,6 +94,23 @@ bool parse_options(int argc, char** argv, Options* o, std::string* error) {
     else if (a == "--corrupt-for-test") o->corrupt_for_test = true;
     else if (a == "--quiet") o->quiet = true;
     else if (a == "--help" || a == "-h") o->help = true;
+    else if (a == "--compare") o->compare = 1;
+    else if (a == "--no-compare") o->compare = 0;
+    else if (a == "--sweep") o->sweep = true;
+    else if (a == "--sweep-frames") { if (!number(1, 10000, &o->sweep_frames)) return false; }
+    else if (a == "--sweep-particles" || a == "--sweep-tiles") {
+      const bool tiles = a == "--sweep-tiles";
+      if (!parse_list(next, tiles ? 8 : 1, tiles ? 32 : (1u << 26), tiles ? &o->sweep_tiles : &o->sweep_particles)) {
+        *error = a + (tiles ? " needs a list of 8, 16, 32" : " needs a comma-separated list of counts in [1, 2^26]");
+        return false;
+      }
+      for (std::uint32_t t : o->sweep_tiles)
+        if (tiles && t != 8 && t != 16 && t != 32) {
+          *error = "--sweep-tiles takes 8, 16 and 32";
+          return false;
+        }
+      ++i;
+    }
     else if (a == "--frames") { if (!number(1, 1000000, &o->frames)) return false; }
     else if (a == "--particles") { if (!number(1, 1u << 26, &o->particles)) return false; }
     else if (a == "--max-particles") { if (!number(1, 1u << 26, &o->max_particles)) return false; }
@@ -87,17 +131,36 @@ bool parse_options(int argc, char** argv, Options* o, std::string* error) {
       o->width = w;
       o->height = h;
       ++i;
-    } else if (a == "--out" || a == "--device") {
+    } else if (a == "--out" || a == "--device" || a == "--sorter" || a == "--handoff" || a == "--sweep-out") {
       if (!next) {
         *error = a + " needs a value";
         return false;
       }
-      (a == "--out" ? o->out : o->device) = next;
+      std::string* field = a == "--out" ? &o->out : a == "--device" ? &o->device : a == "--sorter" ? &o->sorter
+                         : a == "--handoff" ? &o->handoff : &o->sweep_out;
+      *field = next;
       ++i;
     } else {
       *error = "unknown option " + a;
       return false;
     }
+  }
+  if (!o->sorter.empty()) {
+    Sorter s = Sorter::cpu;
+    if (!parse_sorter(o->sorter, &s)) {
+      *error = "--sorter must be tilesort, 3dgs or cpu";
+      return false;
+    }
+    // A CUDA sorter requires the CUDA path (exit 4 without it), cpu is --cpu.
+    if ((s == Sorter::cpu && o->gpu) || (s != Sorter::cpu && o->cpu)) {
+      *error = "--sorter " + o->sorter + " contradicts " + (o->gpu ? "--gpu" : "--cpu");
+      return false;
+    }
+    (s == Sorter::cpu ? o->cpu : o->gpu) = true;
+  }
+  if (o->handoff != "semaphore" && o->handoff != "memory") {
+    *error = "--handoff must be semaphore or memory";
+    return false;
   }
   if (o->cpu && o->gpu) {
     *error = "--cpu and --gpu exclude each other";

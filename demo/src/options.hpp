@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tilesort {
 namespace demo {
@@ -38,6 +39,14 @@ struct Options {
   bool help = false;          // --help
   std::string out;            // --out PATH (default: beside the executable)
   std::string device;         // --device NAME: a Vulkan device whose name contains NAME
+  std::string sorter;         // --sorter tilesort|3dgs|cpu (empty: tilesort on the CUDA path, else cpu)
+  int compare = -1;           // --compare / --no-compare: A/B of the CUDA sorters (default: on where possible)
+  std::string handoff = "semaphore";  // --handoff semaphore|memory: how CUDA waits for Vulkan's emission
+  bool sweep = false;         // --sweep: the throughput explorer (headless: runs it, writes CSV + SVG, exits)
+  std::string sweep_out;      // --sweep-out PREFIX: PREFIX.csv, PREFIX.svg (default: beside the executable)
+  std::vector<std::uint32_t> sweep_particles;  // --sweep-particles a,b,...
+  std::vector<std::uint32_t> sweep_tiles;      // --sweep-tiles a,b,...
+  std::uint32_t sweep_frames = 0;              // --sweep-frames N: measured frames per point (default 12)
 };
 
 /// Parses argv. false with `error` set (and usage printed by the caller) on bad input.

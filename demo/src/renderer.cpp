@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -40,6 +41,10 @@
 
 #include "demo_core.hpp"
 #include "demo_shaders.hpp"
+#include "sort_paths.hpp"
+#include "sorters.hpp"
+#include "sweep.hpp"
+#include "timeline.hpp"
 #include "tilesort/binning.hpp"
 #include "tilesort/interop/interop.hpp"
 #include "vk.hpp"
@@ -97,6 +102,23 @@ std::string g_glfw_error;
 void on_glfw_error(int code, const char* text) { g_glfw_error = "GLFW error " + std::to_string(code) + ": " + text; }
 #endif
 
+/// `name` in the executable's folder (the build folder), never relative to the cwd.
+std::string beside_executable(const std::string& name) {
+  char exe[4096] = {};
+  const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  std::string dir = len > 0 ? std::string(exe, std::size_t(len)) : std::string();
+  dir = dir.substr(0, dir.find_last_of('/'));
+  return (dir.empty() ? std::string(".") : dir) + "/" + name;
+}
+
+bool write_text(const std::string& path, const std::string& text, std::string* error) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  bool ok = f && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  if (f) ok = std::fclose(f) == 0 && ok;
+  if (!ok) *error = "cannot write " + path;
+  return ok;
+}
+
 /// A binary semaphore, or a timeline semaphore starting at 0.
 Semaphore create_semaphore(VkDevice dev, bool timeline) {
   VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
@@ -123,7 +145,9 @@ struct RecordBuffer {
 struct FrameStats {
   std::uint64_t frame = 0;
   Counters counters{};
-  double frame_ms = -1, emit_ms = -1, sort_ms = -1, composite_ms = -1;
+  double frame_ms = -1, emit_ms = -1, sort_ms = -1, composite_ms = -1;  // sort_ms: the primary sorter's
+  SorterTimes sort_by{{-1.0, -1.0, -1.0}};                           // every sorter that ran
+  SweepPoint point;
 };
 
 /// What a slot's frame was recorded with (read back when the slot is reused).
@@ -131,6 +155,7 @@ struct SlotState {
   std::uint64_t frame = 0;
   bool in_use = false;
   bool sort_depth = true;
+  SorterSet sorters;  // what sorted the frame (primary last)
   FrameConstants constants;
   double cpu_sort_ms = -1;
   double frame_ms = -1;
@@ -165,7 +190,7 @@ class Renderer {
   void handle_input(float dt);
   // frame
   FrameConstants frame_constants(std::uint32_t num_particles, std::uint32_t tile_size) const;
-  void record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c);
+  void record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c, std::uint64_t emitted_value);
   void record_draw(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c, std::int64_t swap_image);
   void submit(VkCommandBuffer cmd, std::uint64_t wait_value, VkPipelineStageFlags wait_stage,
               std::uint64_t signal_value, VkSemaphore extra_wait = VK_NULL_HANDLE,
@@ -174,7 +199,14 @@ class Renderer {
   void sort_frame(std::uint64_t frame, std::uint32_t slot, const FrameConstants& c, bool sort_depth);
   void collect(std::uint32_t slot);
   int finish(std::uint64_t frames_done);
-  VerifyResult read_back_and_verify(std::uint64_t last_value, std::vector<std::uint8_t>* image);
+  SortFrame sort_frame_args(const FrameConstants& c, bool sort_depth) const;
+  /// Copies the last frame back (one submission waiting for `wait_value`,
+  /// signalling wait_value + 1); `all` also the splats, records and image.
+  FrameReadback read_back(std::uint64_t wait_value, bool all, bool corrupt);
+  int verify_sorters(std::uint64_t next_value, std::vector<std::uint8_t>* image);
+  const SlotState& last_slot() const;
+  void start_sweep();
+  void finish_sweep();
 
   VkSemaphore timeline() const { return gpu_ ? shared_timeline_.vk_semaphore() : cpu_timeline_.get(); }
   std::uint32_t max_tiles() const {
@@ -212,6 +244,7 @@ class Renderer {
   Pipeline emit_, finalize_, composite_;
 
   ti::SharedTimelineSemaphore shared_timeline_;
+  ti::SharedWord emitted_word_;  // --handoff memory: Vulkan -> CUDA through a memory word
   Semaphore cpu_timeline_;
   std::uint64_t last_signalled_ = 0;
   CommandPool command_pool_;
@@ -222,10 +255,11 @@ class Renderer {
   std::uint64_t timestamp_mask_ = ~0ull;
 
   CudaStream stream_;
-  std::array<CudaEvent, kSlots> sort_begin_, sort_end_;
-  CudaMemory workspace_;
-  std::size_t workspace_bytes_ = 0;
-  BinPlan plan_{};
+  // One path per CUDA sorter, created once; sorters_ says which run (the
+  // overlay may change it between frames).
+  std::array<std::unique_ptr<CudaSortPath>, kSorterCount> paths_;
+  SorterSet sorters_;
+  SweepDriver sweep_;
   // CPU path: the sort runs in cached host memory, then one sequential copy
   // per output into the mapped buffers (reads from uncached mappings are slow).
   CpuSortScratch cpu_scratch_;
@@ -282,6 +316,11 @@ void Renderer::init(const std::string& why_headless) {
   vsync_ = opt_.vsync;
   max_particles_ = opt_.max_particles ? opt_.max_particles
                                       : (headless_ ? opt_.particles : std::max<std::uint32_t>(opt_.particles, 1u << 20));
+  if (headless_ && opt_.sweep && !opt_.max_particles) {
+    // A headless sweep sizes the buffers for its largest point.
+    const SweepPlan all = make_sweep_plan(opt_.sweep_particles, opt_.sweep_tiles, 1u << 26, opt_.sweep_frames);
+    for (const SweepPoint& p : all.points) max_particles_ = std::max(max_particles_, p.particles);
+  }
   capacity_ = std::uint32_t(std::uint64_t(max_particles_) * opt_.records_per_particle);
   if (headless_)
     std::printf("tilesort-demo: headless%s%s\n", why_headless.empty() ? "" : " (", why_headless.empty() ? "" : (why_headless + ")").c_str());
@@ -290,6 +329,8 @@ void Renderer::init(const std::string& why_headless) {
 #endif
   create_instance();
   pick_device();
+  std::string error;
+  if (!choose_sorters(opt_.sorter, opt_.compare, gpu_, &sorters_, &error)) throw DemoError(error, kExitNoGpuPath);
   create_device();
   create_resources();
   create_pipelines();
@@ -307,6 +348,17 @@ void Renderer::init(const std::string& why_headless) {
 #endif
   std::printf("tilesort-demo: Vulkan device: %s\n", props_.deviceName);
   std::printf("tilesort-demo: sort path: %s\n", path_.c_str());
+  if (gpu_)
+    std::printf("tilesort-demo: handoff Vulkan -> CUDA: %s\n",
+                emitted_word_.valid() ? "memory word (cuStreamWaitValue64)" : "timeline semaphore");
+  std::printf("tilesort-demo: sorter %s%s%s\n", sorter_name(sorters_.primary),
+              sorters_.compared.empty() ? "" : ", A/B against ",
+              sorters_.compared.empty() ? sorters_.note.c_str() : sorter_name(sorters_.compared.front()));
+  if (opt_.sweep) {
+    start_sweep();
+    std::printf("tilesort-demo: sweep of %zu points (particles x tile sizes), every sorter of the run on each\n",
+                sweep_.point_count());
+  }
   std::printf("tilesort-demo: %ux%u, %u px tiles, %u particles (buffers for %u, %u records)\n", opt_.width,
               opt_.height, tile_size_, particles_, max_particles_, capacity_);
   std::fflush(stdout);
@@ -416,7 +468,7 @@ void Renderer::pick_device() {
           gpu_ = true;
           cudaDeviceProp cp{};
           cuda_check(cudaGetDeviceProperties(&cp, cuda), "cudaGetDeviceProperties");
-          path_ = std::string("GPU: tilesort::bin_and_sort on CUDA device ") + std::to_string(cuda) + " (" + cp.name +
+          path_ = std::string("GPU: CUDA device ") + std::to_string(cuda) + " (" + cp.name +
                   "), shared buffers + timeline semaphore via tilesort::interop";
           return;
         }
@@ -571,15 +623,11 @@ void Renderer::create_resources() {
   if (gpu_) {
     cuda_check(cudaSetDevice(cuda_device_), "cudaSetDevice");
     cuda_check(cudaStreamCreateWithFlags(&stream_.s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    for (std::uint32_t s = 0; s < kSlots; ++s) {
-      cuda_check(cudaEventCreate(&sort_begin_[s].e), "cudaEventCreate");
-      cuda_check(cudaEventCreate(&sort_end_[s].e), "cudaEventCreate");
-    }
-    plan_.max_records = capacity_;
-    plan_.max_tiles = max_tiles();
-    plan_.value_type = ValueType::b32;
-    ts_check(bin_and_sort_workspace_size(plan_, &workspace_bytes_), "bin_and_sort_workspace_size");
-    cuda_check(cudaMalloc(&workspace_.p, workspace_bytes_), "cudaMalloc(workspace)");
+    // tilesort always; 3DGS when the run uses it or the overlay can switch to it.
+    ts_check(make_tilesort_path(capacity_, max_tiles(), kSlots, &paths_[int(Sorter::tilesort)]),
+             "tilesort sort path");
+    if (sorters_.has(Sorter::gs3d) || !headless_)
+      ts_check(make_gs3d_path(capacity_, max_tiles(), kSlots, &paths_[int(Sorter::gs3d)]), "3DGS sort path");
   }
 }
 
@@ -672,6 +720,8 @@ void Renderer::create_sync() {
   if (gpu_) {
     ts_check(ti::SharedTimelineSemaphore::create(interop_device_, cuda_device_, 0, &shared_timeline_),
              "SharedTimelineSemaphore::create");
+    if (opt_.handoff == "memory")
+      ts_check(ti::SharedWord::create(interop_device_, cuda_device_, &emitted_word_), "--handoff memory: SharedWord");
   } else {
     cpu_timeline_ = create_semaphore(dev, true);
   }
@@ -754,7 +804,8 @@ void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkIma
 std::uint32_t groups(std::uint32_t n, std::uint32_t size) { return (n + size - 1) / size; }
 }  // namespace
 
-void Renderer::record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c) {
+void Renderer::record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c,
+                           std::uint64_t emitted_value) {
   DEMO_VK(vkResetCommandBuffer(cmd, 0));
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
@@ -781,6 +832,9 @@ void Renderer::record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameC
   memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                  VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                  VK_ACCESS_HOST_READ_BIT | VK_ACCESS_SHADER_READ_BIT);
+  // --handoff memory: the batch's last write tells CUDA it is done (the
+  // semaphore is still signalled, for the host and the ordering guard).
+  if (emitted_word_.valid()) emitted_word_.record_vk_write(cmd, emitted_value);
   if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, q + 1);
   DEMO_VK(vkEndCommandBuffer(cmd));
 }
@@ -898,35 +952,42 @@ void Renderer::host_wait(std::uint64_t value) {
   vk_check(r, "vkWaitSemaphores");
 }
 
+SortFrame Renderer::sort_frame_args(const FrameConstants& c, bool sort_depth) const {
+  SortFrame f;
+  f.tile_ids = tile_ids_.cuda<const std::uint32_t>();
+  f.keys = keys_.cuda<const std::uint32_t>();
+  f.ids = ids_.cuda<const std::uint32_t>();
+  f.d_num_records = counters_.cuda<const std::uint32_t>() + offsetof(Counters, num_records) / 4;
+  f.num_tiles = c.tiles_x * c.tiles_y;
+  f.sort_depth = sort_depth;
+  f.out_keys = sorted_keys_.cuda<std::uint32_t>();
+  f.out_ids = sorted_ids_.cuda<std::uint32_t>();
+  f.out_offsets = offsets_.cuda<std::uint32_t>();
+  return f;
+}
+
 void Renderer::sort_frame(std::uint64_t frame, std::uint32_t slot, const FrameConstants& c, bool sort_depth) {
-  const std::uint64_t ready = 3 * frame + 1, sorted = 3 * frame + 2;
+  const FrameTimeline t{frame};
   if (gpu_) {
-    BinArgs args;
-    args.tile_ids = tile_ids_.cuda<const std::uint32_t>();
-    args.keys = keys_.cuda<const std::uint32_t>();
-    args.values = ids_.cuda<const std::uint32_t>();
-    args.d_num_records = counters_.cuda<const std::uint32_t>() + offsetof(Counters, num_records) / 4;
-    args.num_tiles = c.tiles_x * c.tiles_y;
-    args.out_keys = sorted_keys_.cuda<std::uint32_t>();
-    args.out_values = sorted_ids_.cuda<std::uint32_t>();
-    args.out_offsets = offsets_.cuda<std::uint32_t>();
-    cudaEvent_t begin = sort_begin_[slot].e, end = sort_end_[slot].e;
+    // Every sorter of the set sorts the same records, compared ones first;
+    // the primary runs last, so its lists are what the frame composites.
+    const SortFrame args = sort_frame_args(c, sort_depth);
+    const std::vector<Sorter> order = slots_[slot].sorters.run_order();
     auto work = [&](Stream s) -> Status {
-      cudaError_t e = cudaEventRecord(begin, s);
-      if (e != cudaSuccess) return Status::from_cuda(e, "cudaEventRecord");
-      const Status st = sort_depth ? bin_and_sort(workspace_.p, workspace_bytes_, plan_, args, s)
-                                   : bin(workspace_.p, workspace_bytes_, plan_, args, s);
-      e = cudaEventRecord(end, s);
-      if (st.ok() && e != cudaSuccess) return Status::from_cuda(e, "cudaEventRecord");
-      return st;
+      for (Sorter sorter : order) {
+        const Status st = paths_[int(sorter)]->enqueue(args, slot, s);
+        if (!st) return st;
+      }
+      return Status();
     };
-    ts_check(ti::run_between(shared_timeline_, ready, sorted, stream_.s, work),
-             sort_depth ? "tilesort::bin_and_sort between the timeline values" : "tilesort::bin between the timeline values");
-    last_signalled_ = sorted;
+    ts_check(ti::run_between(shared_timeline_, t.emitted(), t.sorted(), stream_.s, work,
+                             emitted_word_.valid() ? &emitted_word_ : nullptr),
+             sort_depth ? "sort between the timeline values" : "bin (sort off) between the timeline values");
+    last_signalled_ = t.sorted();
     return;
   }
   // CPU path: the records are in host-visible memory once emission signalled.
-  host_wait(ready);
+  host_wait(t.emitted());
   const auto t0 = Clock::now();
   const Counters* counters = counters_.host<const Counters>();
   const RecordView in{tile_ids_.host<const std::uint32_t>(), keys_.host<const std::uint32_t>(),
@@ -940,9 +1001,9 @@ void Renderer::sort_frame(std::uint64_t frame, std::uint32_t slot, const FrameCo
   slots_[slot].cpu_sort_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   VkSemaphoreSignalInfo signal{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
   signal.semaphore = cpu_timeline_;
-  signal.value = sorted;
+  signal.value = t.sorted();
   DEMO_VK(vkSignalSemaphore(device_.device_, &signal));
-  last_signalled_ = sorted;
+  last_signalled_ = t.sorted();
 }
 
 void Renderer::collect(std::uint32_t slot) {
@@ -965,12 +1026,17 @@ void Renderer::collect(std::uint32_t slot) {
     }
   }
   if (gpu_) {
-    float ms = 0.0f;
-    cuda_check(cudaEventSynchronize(sort_end_[slot].e), "cudaEventSynchronize");
-    cuda_check(cudaEventElapsedTime(&ms, sort_begin_[slot].e, sort_end_[slot].e), "cudaEventElapsedTime");
-    st.sort_ms = ms;
+    for (Sorter sorter : s.sorters.run_order())
+      ts_check(paths_[int(sorter)]->elapsed_ms(slot, &st.sort_by[int(sorter)]), "sort timing");
   } else {
-    st.sort_ms = s.cpu_sort_ms;
+    st.sort_by[int(Sorter::cpu)] = s.cpu_sort_ms;
+  }
+  st.sort_ms = st.sort_by[int(s.sorters.primary)];
+  st.point = {s.constants.num_particles, s.constants.tile_size};
+  if (sweep_.active()) {
+    const bool was = sweep_.active();
+    sweep_.add_frame({st.point, st.counters.num_records, st.counters.requested - st.counters.num_records, st.sort_by});
+    if (was && sweep_.finished()) finish_sweep();
   }
   // The heat-map's scale follows the fullest tile.
   heat_scale_ = 1.0f / std::log2(2.0f + float(st.counters.max_tile));
@@ -978,14 +1044,20 @@ void Renderer::collect(std::uint32_t slot) {
   if (history_.size() > kHistory) history_.pop_front();
   all_.push_back(st);
   if (headless_ && !opt_.quiet) {
-    std::printf("frame %4llu: %9u records (%u dropped), fullest tile %6u, emit %7.3f ms, sort %7.3f ms, composite %7.3f ms\n",
+    char others[96] = "";
+    for (Sorter sorter : s.sorters.compared)
+      std::snprintf(others + std::strlen(others), sizeof others - std::strlen(others), " (%s %.3f ms)",
+                    sorter_name(sorter), st.sort_by[int(sorter)]);
+    std::printf("frame %4llu: %9u records (%u dropped), fullest tile %6u, emit %7.3f ms, sort %7.3f ms%s, composite %7.3f ms\n",
                 (unsigned long long)st.frame, st.counters.num_records, st.counters.requested - st.counters.num_records,
-                st.counters.max_tile, st.emit_ms, st.sort_ms, st.composite_ms);
+                st.counters.max_tile, st.emit_ms, st.sort_ms, others, st.composite_ms);
   }
 }
 
 int Renderer::run() {
-  const std::uint64_t frames = opt_.frames ? opt_.frames : (headless_ ? 120 : 0);
+  // A headless sweep runs until its last point is measured.
+  const bool headless_sweep = headless_ && sweep_.active();
+  const std::uint64_t frames = headless_sweep ? 0 : opt_.frames ? opt_.frames : (headless_ ? 120 : 0);
   std::uint64_t f = 0;
   auto previous = Clock::now();
   for (;; ++f) {
@@ -997,8 +1069,13 @@ int Renderer::run() {
 #endif
     if (frames && f >= frames) break;
     const std::uint32_t slot = std::uint32_t(f % kSlots);
-    if (f >= kSlots) host_wait(3 * (f - kSlots) + 3);
+    if (f >= kSlots) host_wait(FrameTimeline{f - kSlots}.done());
     collect(slot);
+    if (headless_sweep && !sweep_.active()) break;
+    if (sweep_.active()) {
+      particles_ = std::min(sweep_.current().particles, max_particles_);
+      tile_size_ = sweep_.current().tile_size;
+    }
 
     const auto now = Clock::now();
     const float dt = headless_ ? 1.0f / 60.0f : std::min(0.1f, std::chrono::duration<float>(now - previous).count());
@@ -1037,18 +1114,19 @@ int Renderer::run() {
     s.frame = f;
     s.in_use = true;
     s.sort_depth = sort_depth_;
+    s.sorters = sorters_;
     s.constants = c;
     s.frame_ms = frame_ms;
 
-    const std::uint64_t v = 3 * f;
-    record_emit(emit_cmd_[slot], slot, c);
-    submit(emit_cmd_[slot], v, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, v + 1);
+    const FrameTimeline t{f};
+    record_emit(emit_cmd_[slot], slot, c, t.emitted());
+    submit(emit_cmd_[slot], t.start(), VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, t.emitted());
     sort_frame(f, slot, c, sort_depth_);
     record_draw(draw_cmd_[slot], slot, c, swap_image);
 #if TILESORT_DEMO_WINDOW
     if (swap_image >= 0) {
       const VkSemaphore done = render_done_[std::size_t(swap_image)];
-      submit(draw_cmd_[slot], v + 2, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, v + 3, acquired_[slot],
+      submit(draw_cmd_[slot], t.sorted(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, t.done(), acquired_[slot],
              VK_PIPELINE_STAGE_TRANSFER_BIT, done);
       VkPresentInfoKHR present{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
       present.waitSemaphoreCount = 1;
@@ -1063,27 +1141,32 @@ int Renderer::run() {
       continue;
     }
 #endif
-    submit(draw_cmd_[slot], v + 2, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, v + 3);
+    submit(draw_cmd_[slot], t.sorted(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, t.done());
   }
   return finish(f);
 }
 
-VerifyResult Renderer::read_back_and_verify(std::uint64_t last_value, std::vector<std::uint8_t>* image) {
-  // The buffers still hold the last frame: read everything back once
-  // (outside the frame loop), optionally corrupting one sorted record first.
-  const SlotState* last = nullptr;
+const SlotState& Renderer::last_slot() const {
+  const SlotState* last = &slots_[0];
   for (const SlotState& s : slots_)
-    if (!last || s.frame > last->frame) last = &s;
-  const FrameConstants& c = last->constants;
+    if (s.frame > last->frame) last = &s;
+  return *last;
+}
+
+FrameReadback Renderer::read_back(std::uint64_t wait_value, bool all, bool corrupt) {
+  // The buffers still hold the last frame: read it back in one submission
+  // (outside the frame loop), optionally corrupting one sorted record first.
+  const SlotState& last = last_slot();
+  const FrameConstants& c = last.constants;
   const Counters counters = all_.empty() ? Counters{} : all_.back().counters;
   const std::uint64_t n = counters.num_records;
   const std::uint32_t num_tiles = c.tiles_x * c.tiles_y;
-  const VkDeviceSize splat_bytes = VkDeviceSize(c.num_particles) * sizeof(Splat);
-  const VkDeviceSize rec = n * 4, off_bytes = VkDeviceSize(num_tiles + 1) * 4;
-  const VkDeviceSize image_bytes = VkDeviceSize(c.width) * c.height * 4;
+  const VkDeviceSize splat_bytes = all ? VkDeviceSize(c.num_particles) * sizeof(Splat) : 0;
+  const VkDeviceSize rec = n * 4, in_rec = all ? rec : 0, off_bytes = VkDeviceSize(num_tiles + 1) * 4;
+  const VkDeviceSize image_bytes = all ? VkDeviceSize(c.width) * c.height * 4 : 0;
   // Staging layout: splats | tile_ids | keys | ids | sorted_keys | sorted_ids | offsets | image
-  const VkDeviceSize o_tiles = splat_bytes, o_keys = o_tiles + rec, o_ids = o_keys + rec, o_skeys = o_ids + rec,
-                     o_sids = o_skeys + rec, o_off = o_sids + rec, o_img = o_off + off_bytes;
+  const VkDeviceSize o_tiles = splat_bytes, o_keys = o_tiles + in_rec, o_ids = o_keys + in_rec,
+                     o_skeys = o_ids + in_rec, o_sids = o_skeys + rec, o_off = o_sids + rec, o_img = o_off + off_bytes;
   OwnedBuffer staging;
   constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
   create_buffer(&staging, o_img + image_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, kHost, kHost);
@@ -1105,7 +1188,7 @@ VerifyResult Renderer::read_back_and_verify(std::uint64_t last_value, std::vecto
   DEMO_VK(vkBeginCommandBuffer(cmd, &begin));
   memory_barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
-  if (opt_.corrupt_for_test && n > 0) {
+  if (corrupt && n > 0) {
     // Test hook: one sorted particle id becomes one no particle has; the
     // verification must catch it (tests/demo expects exit code 2).
     vkCmdFillBuffer(cmd, sorted_ids_.vk(), (n / 2) * 4, 4, 0xFFFFFFFFu);
@@ -1118,22 +1201,24 @@ VerifyResult Renderer::read_back_and_verify(std::uint64_t last_value, std::vecto
     vkCmdCopyBuffer(cmd, src, staging.buffer, 1, &region);
   };
   copy(splats_.buffer, 0, splat_bytes);
-  copy(tile_ids_.vk(), o_tiles, rec);
-  copy(keys_.vk(), o_keys, rec);
-  copy(ids_.vk(), o_ids, rec);
+  copy(tile_ids_.vk(), o_tiles, in_rec);
+  copy(keys_.vk(), o_keys, in_rec);
+  copy(ids_.vk(), o_ids, in_rec);
   copy(sorted_keys_.vk(), o_skeys, rec);
   copy(sorted_ids_.vk(), o_sids, rec);
   copy(offsets_.vk(), o_off, off_bytes);
-  VkBufferImageCopy region{};
-  region.bufferOffset = o_img;
-  region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-  region.imageExtent = {c.width, c.height, 1};
-  vkCmdCopyImageToBuffer(cmd, image_, VK_IMAGE_LAYOUT_GENERAL, staging.buffer, 1, &region);
+  if (all) {
+    VkBufferImageCopy region{};
+    region.bufferOffset = o_img;
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {c.width, c.height, 1};
+    vkCmdCopyImageToBuffer(cmd, image_, VK_IMAGE_LAYOUT_GENERAL, staging.buffer, 1, &region);
+  }
   memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                  VK_ACCESS_HOST_READ_BIT);
   DEMO_VK(vkEndCommandBuffer(cmd));
-  submit(cmd, last_value, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, last_value + 1);
-  host_wait(last_value + 1);
+  submit(cmd, wait_value, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, wait_value + 1);
+  host_wait(wait_value + 1);
 
   const auto* base = static_cast<const std::uint8_t*>(staging.mapped);
   auto words = [&](VkDeviceSize offset, std::uint64_t count) {
@@ -1142,31 +1227,107 @@ VerifyResult Renderer::read_back_and_verify(std::uint64_t last_value, std::vecto
   };
   FrameReadback f;
   f.constants = c;
-  f.sort_depth = last->sort_depth;
+  f.sort_depth = last.sort_depth;
   f.counters = counters;
-  f.splats.resize(c.num_particles);
-  std::memcpy(f.splats.data(), base, splat_bytes);
-  f.tile_ids = words(o_tiles, n);
-  f.keys = words(o_keys, n);
-  f.ids = words(o_ids, n);
+  if (all) {
+    f.splats.resize(c.num_particles);
+    std::memcpy(f.splats.data(), base, splat_bytes);
+    f.tile_ids = words(o_tiles, n);
+    f.keys = words(o_keys, n);
+    f.ids = words(o_ids, n);
+    f.image.assign(base + o_img, base + o_img + image_bytes);
+  }
   f.sorted_keys = words(o_skeys, n);
   f.sorted_ids = words(o_sids, n);
   f.offsets = words(o_off, num_tiles + 1);
-  image->assign(base + o_img, base + o_img + image_bytes);
-  f.image = *image;
-  return verify_frame(f);
+  return f;
+}
+
+int Renderer::verify_sorters(std::uint64_t next_value, std::vector<std::uint8_t>* image) {
+  // The primary sorter's lists, from the loop's last frame, against the CPU
+  // reference: records, order, offsets and the image.
+  const SlotState& last = last_slot();
+  const FrameReadback primary = read_back(next_value, true, opt_.corrupt_for_test);
+  next_value += 1;
+  *image = primary.image;
+  const VerifyResult result = verify_frame(primary);
+  const bool verify = opt_.verify < 0 ? headless_ : opt_.verify == 1;
+  if (!verify) return kExitOk;
+  int code = kExitOk;
+  std::printf("verify: %s\n", result.summary().c_str());
+  std::printf("verify[%s]: %s\n", sorter_name(last.sorters.primary), result.ok ? "PASSED" : "FAILED");
+  if (!result.ok) code = kExitVerifyFailed;
+  // Every compared sorter sorts the same records again, and its lists must
+  // equal the primary's element for element: those passed the reference, so
+  // equal lists pass it too. (If the primary failed, each is checked against
+  // the reference on its own.)
+  for (Sorter sorter : last.sorters.compared) {
+    const SortFrame args = sort_frame_args(last.constants, last.sort_depth);
+    auto work = [&](Stream s) { return paths_[int(sorter)]->enqueue(args, 0, s); };
+    ts_check(ti::run_between(shared_timeline_, next_value, next_value + 1, stream_.s, work),
+             "verification re-run of a compared sorter");
+    last_signalled_ = next_value + 1;
+    ts_check(paths_[int(sorter)]->device_status(stream_.s), "compared sorter (device status)");
+    FrameReadback other = read_back(next_value + 1, false, false);
+    next_value += 2;
+    std::string why;
+    if (result.ok) {
+      if (other.offsets != primary.offsets) why = "tile offsets differ from the verified lists";
+      else if (other.sorted_keys != primary.sorted_keys) why = "sorted keys differ from the verified lists";
+      else if (other.sorted_ids != primary.sorted_ids) why = "sorted ids differ from the verified lists";
+    } else {
+      FrameReadback full = primary;
+      full.sorted_keys = std::move(other.sorted_keys);
+      full.sorted_ids = std::move(other.sorted_ids);
+      full.offsets = std::move(other.offsets);
+      const VerifyResult own = verify_frame(full);
+      if (!own.ok) why = own.summary();
+    }
+    std::printf("verify[%s]: %s%s%s\n", sorter_name(sorter), why.empty() ? "PASSED" : "FAILED",
+                why.empty() ? (result.ok ? ": lists identical to the verified ones" : ": against the CPU reference")
+                            : ": ",
+                why.c_str());
+    if (!why.empty()) code = kExitVerifyFailed;
+  }
+  return code;
+}
+
+void Renderer::start_sweep() {
+  sweep_ = SweepDriver(make_sweep_plan(opt_.sweep_particles, opt_.sweep_tiles, max_particles_, opt_.sweep_frames),
+                       sorters_);
+  if (sweep_.point_count() == 0) throw DemoError("--sweep: no point fits the buffers (--max-particles)");
+}
+
+void Renderer::finish_sweep() {
+  std::string prefix = opt_.sweep_out.empty() ? beside_executable("tilesort-sweep") : opt_.sweep_out;
+  const std::string title = std::string(props_.deviceName) + ", " + std::to_string(opt_.width) + "x" +
+                            std::to_string(opt_.height) + ": sorted records/s against records per frame";
+  for (const SweepResult& r : sweep_.results())
+    std::printf("sweep: %-8s %2u px %9u particles: %11.0f records, %8.3f ms, %7.1f Mrecords/s%s\n",
+                sorter_name(r.sorter), r.point.tile_size, r.point.particles, r.records, r.sort_ms,
+                r.records_per_s() * 1e-6, r.dropped > 0 ? " (records dropped: raise --records-per-particle)" : "");
+  std::string error;
+  if (!write_text(prefix + ".csv", sweep_csv(sweep_.results()), &error) ||
+      !write_text(prefix + ".svg", sweep_svg(sweep_.results(), title), &error))
+    throw DemoError(error);
+  std::printf("sweep: wrote %s.csv and %s.svg\n", prefix.c_str(), prefix.c_str());
+  std::fflush(stdout);
 }
 
 int Renderer::finish(std::uint64_t frames_done) {
   if (frames_done == 0) return kExitOk;
-  const std::uint64_t last_value = 3 * (frames_done - 1) + 3;
+  const std::uint64_t last_value = FrameTimeline{frames_done - 1}.done();
   host_wait(last_value);
   for (std::uint64_t g = frames_done - std::min<std::uint64_t>(frames_done, kSlots); g < frames_done; ++g)
     collect(std::uint32_t(g % kSlots));
-  if (gpu_) ts_check(read_bin_and_sort_status(workspace_.p, plan_, stream_.s), "bin_and_sort (device status)");
+  const SlotState& last = last_slot();
+  if (gpu_)
+    for (Sorter sorter : last.sorters.run_order())
+      ts_check(paths_[int(sorter)]->device_status(stream_.s), "sort (device status)");
 
   // Summary over the measured frames (the first one warms caches and JITs).
   std::vector<double> frame_ms, sort_ms, emit_ms, comp_ms, records;
+  std::vector<SorterTimes> per_sorter;
   for (std::size_t i = all_.size() > 1 ? 1 : 0; i < all_.size(); ++i) {
     const FrameStats& s = all_[i];
     if (s.frame_ms >= 0) frame_ms.push_back(s.frame_ms);
@@ -1174,38 +1335,31 @@ int Renderer::finish(std::uint64_t frames_done) {
     if (s.emit_ms >= 0) emit_ms.push_back(s.emit_ms);
     if (s.composite_ms >= 0) comp_ms.push_back(s.composite_ms);
     records.push_back(s.counters.num_records);
+    per_sorter.push_back(s.sort_by);
   }
   const double sort_med = median(sort_ms), rec_med = median(records);
-  const SlotState& last = slots_[(frames_done - 1) % kSlots];
   std::printf("summary: %s\n", path_.c_str());
-  std::printf("summary: %llu frames, %u particles, %ux%u, %u px tiles (%u tiles), depth sort %s\n",
+  std::printf("summary: %llu frames, %u particles, %ux%u, %u px tiles (%u tiles), depth sort %s, sorter %s\n",
               (unsigned long long)frames_done, last.constants.num_particles, opt_.width, opt_.height,
-              last.constants.tile_size, last.constants.tiles_x * last.constants.tiles_y, last.sort_depth ? "on" : "off");
+              last.constants.tile_size, last.constants.tiles_x * last.constants.tiles_y,
+              last.sort_depth ? "on" : "off", sorter_name(last.sorters.primary));
   std::printf("summary: median frame %.3f ms, emit %.3f ms, sort %.3f ms (%s), composite %.3f ms\n", median(frame_ms),
               median(emit_ms), sort_med, gpu_ ? "CUDA events" : "host clock", median(comp_ms));
   std::printf("summary: median %.0f records/frame, %.1f Mrecords/s sorted\n", rec_med,
               sort_med > 0 ? rec_med / sort_med * 1e-3 : 0.0);
+  if (!last.sorters.compared.empty()) {
+    const AbSummary ab = summarize_ab(last.sorters, per_sorter);
+    std::printf("summary: %s (same records, each sorter timed by its own CUDA events)\n", ab.line().c_str());
+  }
   std::fflush(stdout);
 
   const bool verify = opt_.verify < 0 ? headless_ : opt_.verify == 1;
   const bool write_image = headless_ || !opt_.out.empty();
   if (!verify && !write_image) return kExitOk;
   std::vector<std::uint8_t> image;
-  const VerifyResult result = read_back_and_verify(last_value, &image);
-  int code = kExitOk;
-  if (verify) {
-    std::printf("verify: %s\n", result.summary().c_str());
-    if (!result.ok) code = kExitVerifyFailed;
-  }
+  const int code = verify_sorters(after_frames(frames_done), &image);
   if (write_image) {
-    std::string path = opt_.out;
-    if (path.empty()) {  // beside the executable (the build folder), never relative to the cwd
-      char exe[4096] = {};
-      const ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-      std::string dir = len > 0 ? std::string(exe, std::size_t(len)) : std::string();
-      dir = dir.substr(0, dir.find_last_of('/'));
-      path = (dir.empty() ? std::string(".") : dir) + "/tilesort-demo.ppm";
-    }
+    const std::string path = opt_.out.empty() ? beside_executable("tilesort-demo.ppm") : opt_.out;
     std::string error;
     if (!write_ppm(path, opt_.width, opt_.height, image.data(), std::size_t(opt_.width) * 4, &error))
       throw DemoError(error);
@@ -1435,9 +1589,18 @@ void Renderer::draw_overlay() {
     dropped = s.counters.requested - s.counters.num_records;
   }
   const double fm = median(frame), sm = median(sort), rm = median(records);
+  std::vector<SorterTimes> per_sorter;
+  for (const FrameStats& s : history_) per_sorter.push_back(s.sort_by);
   ImGui::Text("frame      %7.2f ms  (%5.0f fps)", fm, fm > 0 ? 1000.0 / fm : 0.0);
   ImGui::Text("emit       %7.3f ms  (Vulkan timestamps)", median(emit));
-  ImGui::Text("sort       %7.3f ms  (%s)", sm, gpu_ ? "CUDA events" : "host clock");
+  ImGui::Text("sort       %7.3f ms  (%s, %s)", sm, sorter_name(sorters_.primary), gpu_ ? "CUDA events" : "host clock");
+  if (!sorters_.compared.empty()) {
+    // The A/B: every sorter on the same frames, side by side.
+    const AbSummary ab = summarize_ab(sorters_, per_sorter);
+    ImGui::Text("A/B        tilesort %7.3f ms | 3DGS %7.3f ms", ab.median_ms[int(Sorter::tilesort)],
+                ab.median_ms[int(Sorter::gs3d)]);
+    if (ab.speedup > 0) ImGui::Text("           tilesort %.2fx faster (%llu frames)", ab.speedup, (unsigned long long)ab.frames);
+  }
   ImGui::Text("composite  %7.3f ms  (Vulkan timestamps)", median(comp));
   ImGui::Text("records    %9.0f / frame, fullest tile %u", rm, max_tile);
   ImGui::Text("throughput %7.1f M sorted records/s", sm > 0 ? rm / sm * 1e-3 : 0.0);
@@ -1457,6 +1620,44 @@ void Renderer::draw_overlay() {
     ImGui::RadioButton((std::to_string(t) + " px").c_str(), &tile, t);
   }
   tile_size_ = std::uint32_t(tile);
+  if (gpu_) {
+    // The sorter switch: which CUDA sorter the frame shows, and the A/B.
+    int primary = int(sorters_.primary);
+    ImGui::Text("sorter");
+    ImGui::SameLine();
+    ImGui::RadioButton("tilesort", &primary, int(Sorter::tilesort));
+    ImGui::SameLine();
+    ImGui::RadioButton("3DGS (CUB radix)", &primary, int(Sorter::gs3d));
+    bool compare = !sorters_.compared.empty();
+    ImGui::SameLine();
+    ImGui::Checkbox("A/B", &compare);
+    if (Sorter(primary) != sorters_.primary || compare != !sorters_.compared.empty()) {
+      std::string error;
+      SorterSet next;
+      if (choose_sorters(sorter_name(Sorter(primary)), compare ? 1 : 0, true, &next, &error)) sorters_ = next;
+      history_.clear();  // medians of the new set only
+    }
+  } else {
+    ImGui::TextDisabled("sorter: cpu (no CUDA path: %s)", sorters_.note.empty() ? "see above" : sorters_.note.c_str());
+  }
+  // The throughput explorer: particle counts x tile sizes, every sorter of the set.
+  if (sweep_.active()) {
+    ImGui::Text("sweep: point %zu of %zu (%u particles, %u px)", sweep_.point_index() + 1, sweep_.point_count(),
+                sweep_.current().particles, sweep_.current().tile_size);
+  } else if (ImGui::Button("run throughput sweep")) {
+    start_sweep();
+  }
+  if (!sweep_.results().empty()) {
+    ImGui::Text("sorted records/s (G) against particle count, per sorter and tile size:");
+    std::map<std::pair<int, std::uint32_t>, std::vector<float>> series;
+    for (const SweepResult& r : sweep_.results())
+      series[{int(r.sorter), r.point.tile_size}].push_back(float(r.records_per_s() * 1e-9));
+    for (const auto& [key, values] : series) {
+      const std::string label = std::string(sorter_name(Sorter(key.first))) + ", " + std::to_string(key.second) + " px";
+      ImGui::PlotLines(label.c_str(), values.data(), int(values.size()), 0, nullptr, 0.0f,
+                       1.2f * *std::max_element(values.begin(), values.end()) + 1e-6f, ImVec2(300, 40));
+    }
+  }
   ImGui::Checkbox("depth sort (S)", &sort_depth_);
   ImGui::SameLine();
   ImGui::Checkbox("heat-map (H)", &heatmap_);

@@ -5,12 +5,13 @@
 #include <utility>
 
 #include "cuda_device_scope.hpp"
+#include "tilesort/interop/handoff.hpp"
 
 namespace tilesort {
 namespace interop {
 
 Status run_between(SharedTimelineSemaphore& semaphore, std::uint64_t wait_value, std::uint64_t signal_value,
-                   Stream stream, StreamWork work, void* context) noexcept {
+                   Stream stream, StreamWork work, void* context, const SharedWord* wait_word) noexcept {
   if (!semaphore.valid() || work == nullptr)
     return Status(StatusCode::invalid_argument, "run_between: empty semaphore or null work");
   if (signal_value <= wait_value)
@@ -24,7 +25,7 @@ Status run_between(SharedTimelineSemaphore& semaphore, std::uint64_t wait_value,
   Status st = scope.enter(semaphore.cuda_device());
   if (!st) return st;
 
-  st = semaphore.cuda_wait(wait_value, stream);
+  st = wait_word ? semaphore.cuda_wait_word(*wait_word, wait_value, stream) : semaphore.cuda_wait(wait_value, stream);
   if (!st) return st;  // nothing enqueued
   const Status work_status = work(context, stream);
   // Signal even when the work refused its arguments: the Vulkan side waits

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cuda_device_scope.hpp"
+#include "tilesort/interop/handoff.hpp"
 
 namespace tilesort {
 namespace interop {
@@ -231,26 +232,31 @@ Status SharedTimelineSemaphore::host_wait(std::uint64_t value, std::uint64_t tim
   return vulkan_status(r, "vkWaitSemaphores");
 }
 
+Status SharedTimelineSemaphore::check_wait(std::uint64_t value, const char* who) noexcept {
+  const std::uint64_t promised = promised_.load(std::memory_order_acquire);
+  if (value <= promised) return Status();
+  // Not promised by anyone we know of; the application may have signalled
+  // through another path that already completed. Only then is it safe.
+  std::uint64_t current = 0;
+  const VkResult r = vkGetSemaphoreCounterValue(device_.device(), vk_.semaphore(), &current);
+  if (r != VK_SUCCESS) return vulkan_status(r, "vkGetSemaphoreCounterValue");
+  if (value > current) {
+    char message[192];
+    std::snprintf(message, sizeof message,
+                  "%s(%" PRIu64 ") refused: no Vulkan signal >= it submitted (promised %" PRIu64 ", current %" PRIu64
+                  "); submit it first", who, value, promised, current);
+    return Status(StatusCode::ordering_violation, message);
+  }
+  return Status();
+}
+
 Status SharedTimelineSemaphore::cuda_wait(std::uint64_t value, CUstream_st* stream) noexcept {
   if (!valid()) return Status(StatusCode::invalid_argument, "cuda_wait: empty semaphore");
   std::lock_guard<std::mutex> lock(mutex_);
-  const std::uint64_t promised = promised_.load(std::memory_order_acquire);
-  if (value > promised) {
-    // Not promised by anyone we know of; the application may have signalled
-    // through another path that already completed. Only then is it safe.
-    std::uint64_t current = 0;
-    const VkResult r = vkGetSemaphoreCounterValue(device_.device(), vk_.semaphore(), &current);
-    if (r != VK_SUCCESS) return vulkan_status(r, "vkGetSemaphoreCounterValue");
-    if (value > current) {
-      char message[192];
-      std::snprintf(message, sizeof message,
-                    "cuda_wait(%" PRIu64 ") refused: no Vulkan signal >= it submitted (promised %" PRIu64
-                    ", current %" PRIu64 "); submit it first", value, promised, current);
-      return Status(StatusCode::ordering_violation, message);
-    }
-  }
+  Status st = check_wait(value, "cuda_wait");
+  if (!st) return st;
   detail::CudaDeviceScope scope;
-  Status st = scope.enter(cuda_device_);
+  st = scope.enter(cuda_device_);
   if (!st) return st;
   cudaExternalSemaphoreWaitParams params{};
   params.params.fence.value = value;
@@ -258,6 +264,19 @@ Status SharedTimelineSemaphore::cuda_wait(std::uint64_t value, CUstream_st* stre
   CUexternalSemaphore_st* sem = external_;
   const cudaError_t e = cudaWaitExternalSemaphoresAsync(&sem, &params, 1, stream);
   return Status::from_cuda(e, "cudaWaitExternalSemaphoresAsync");
+}
+
+Status SharedTimelineSemaphore::cuda_wait_word(const SharedWord& word, std::uint64_t value,
+                                               CUstream_st* stream) noexcept {
+  if (!valid() || !word.valid()) return Status(StatusCode::invalid_argument, "cuda_wait_word: empty semaphore or word");
+  if (word.cuda_device() != cuda_device_)
+    return Status(StatusCode::invalid_argument, "cuda_wait_word: the word and the semaphore are on different CUDA devices");
+  std::lock_guard<std::mutex> lock(mutex_);
+  // The same rule as the semaphore wait: the word is written by the batch
+  // that signals `value`, so that batch must have been submitted.
+  Status st = check_wait(value, "cuda_wait_word");
+  if (!st) return st;
+  return word.cuda_wait(value, stream);
 }
 
 Status SharedTimelineSemaphore::cuda_signal(std::uint64_t value, CUstream_st* stream) noexcept {

@@ -409,6 +409,67 @@ TEST_F(InteropTest, RunBetweenOrdersArbitraryWorkSanitizer) {
   TS_CUDA_ASSERT(cudaStreamSynchronize(stream_));
 }
 
+// --- Handoff::memory_word: Vulkan writes a word, CUDA waits on it ------------------------------
+// Each frame a Vulkan batch fills a 1 MiB shared buffer with the frame's byte
+// and writes the frame's value into the word; CUDA (run_between with the
+// word) copies the buffer out. Every copy must see its own frame's fill: the
+// word's wait orders CUDA after the batch's writes. CUDA's write is checked
+// from the host through the word's memory, and the guard still refuses waits
+// nobody promised.
+TEST_F(InteropTest, MemoryWordHandoffOrdersFramesSanitizer) {
+  const Status support = ti::query_memory_word_support(cuda_device_);
+  if (!support.ok()) GTEST_SKIP() << "no 64-bit stream memory operations: " << support.what();
+  constexpr std::size_t kBytes = 1 << 20;
+  constexpr int kFrames = 60;
+  ti::SharedTimelineSemaphore sem;
+  TS_OK(ti::SharedTimelineSemaphore::create(device_, cuda_device_, 0, &sem));
+  UnblockOnExit unblock{vk_->device, {sem.vk_semaphore()}};
+  ti::SharedWord word;
+  TS_OK(ti::SharedWord::create(device_, cuda_device_, &word));
+  ti::SharedBuffer data;
+  TS_OK(ti::SharedBuffer::create(device_, cuda_device_, kBytes, &data));
+  void* copies = nullptr;
+  TS_CUDA_ASSERT(cudaMalloc(&copies, kBytes * kFrames));
+  std::vector<VkCommandBuffer> cmds(kFrames);
+  VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, vk_->command_pool,
+                                   VK_COMMAND_BUFFER_LEVEL_PRIMARY, std::uint32_t(kFrames)};
+  TS_VK_ASSERT(vkAllocateCommandBuffers(vk_->device, &info, cmds.data()));
+
+  EXPECT_EQ(sem.cuda_wait_word(word, 1, stream_).code(), StatusCode::ordering_violation);
+  for (int f = 0; f < kFrames; ++f) {
+    const std::uint64_t v = 2ull * std::uint64_t(f);  // batch: wait v, signal v + 1; CUDA signals v + 2
+    TS_VK_ASSERT(tstest::begin(cmds[f]));
+    vkCmdFillBuffer(cmds[f], data.vk_buffer(), 0, kBytes, 0x01010101u * std::uint32_t(f + 1));
+    word.record_vk_write(cmds[f], v + 1);
+    TS_VK_ASSERT(vkEndCommandBuffer(cmds[f]));
+    TS_OK(sem.vk_submit(vk_->queue, {cmds[f]}, v, v + 1));
+    auto copy = [&](tilesort::Stream s) noexcept {
+      return Status::from_cuda(cudaMemcpyAsync(static_cast<char*>(copies) + kBytes * std::size_t(f), data.cuda_ptr(),
+                                               kBytes, cudaMemcpyDeviceToDevice, s),
+                               "cudaMemcpyAsync");
+    };
+    TS_OK(ti::run_between(sem, v + 1, v + 2, stream_, copy, &word));
+  }
+  TS_OK(sem.host_wait(2ull * kFrames, 10 * kSecond));
+  TS_CUDA_ASSERT(cudaStreamSynchronize(stream_));
+  std::vector<unsigned char> host(kBytes * kFrames);
+  TS_CUDA_ASSERT(cudaMemcpy(host.data(), copies, host.size(), cudaMemcpyDeviceToHost));
+  for (int f = 0; f < kFrames; ++f) {
+    const auto begin = host.begin() + std::ptrdiff_t(kBytes) * f;
+    EXPECT_EQ(std::count(begin, begin + std::ptrdiff_t(kBytes), static_cast<unsigned char>(f + 1)),
+              std::ptrdiff_t(kBytes))
+        << "frame " << f << " copied before its Vulkan fill was visible";
+  }
+  // CUDA -> word: cuStreamWriteValue64 lands after the earlier stream work.
+  TS_OK(word.cuda_write(12345, stream_));
+  TS_CUDA_ASSERT(cudaStreamSynchronize(stream_));
+  std::uint64_t value = 0;
+  TS_CUDA_ASSERT(cudaMemcpy(&value, word.cuda_ptr(), sizeof value, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(value, 12345u);
+  vkFreeCommandBuffers(vk_->device, vk_->command_pool, std::uint32_t(kFrames), cmds.data());
+  TS_CUDA_ASSERT(cudaFree(copies));
+}
+
 // --- Frames: Vulkan writes -> CUDA sorts in place -> Vulkan verifies -------------------------
 struct FrameRig {
   static constexpr std::uint32_t kSlots = 1000;

@@ -30,20 +30,23 @@ namespace interop {
 /// device current), then a signal of `signal_value`. If the wait is refused
 /// nothing is enqueued; once it is enqueued the signal always follows, even
 /// when `work` returns an error (which is then returned).
+/// With `wait_word` (Handoff::memory_word, handoff.hpp) the wait is on the
+/// word instead of the semaphore, under the same ordering rule; the signal
+/// is the semaphore's either way.
 using StreamWork = Status (*)(void* context, Stream stream);
 Status run_between(SharedTimelineSemaphore& semaphore, std::uint64_t wait_value, std::uint64_t signal_value,
-                   Stream stream, StreamWork work, void* context) noexcept;
+                   Stream stream, StreamWork work, void* context, const SharedWord* wait_word = nullptr) noexcept;
 
 /// run_between for any callable `Status work(Stream)`, e.g. a lambda that
 /// calls tilesort::bin or several tilesort calls.
 template <class Work>
 Status run_between(SharedTimelineSemaphore& semaphore, std::uint64_t wait_value, std::uint64_t signal_value,
-                   Stream stream, Work&& work) noexcept {
+                   Stream stream, Work&& work, const SharedWord* wait_word = nullptr) noexcept {
   using W = std::remove_reference_t<Work>;
   return run_between(
       semaphore, wait_value, signal_value, stream,
       [](void* context, Stream s) noexcept -> Status { return (*static_cast<W*>(context))(s); },
-      const_cast<void*>(static_cast<const void*>(&work)));
+      const_cast<void*>(static_cast<const void*>(&work)), wait_word);
 }
 
 /// Enqueues on `stream`: semaphore wait for `wait_value`, segmented_sort of

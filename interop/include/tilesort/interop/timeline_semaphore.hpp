@@ -47,6 +47,8 @@ struct CUstream_st;
 namespace tilesort {
 namespace interop {
 
+class SharedWord;  // handoff.hpp
+
 /// Vulkan side only: a timeline semaphore created exportable as an opaque fd.
 class ExportableTimelineSemaphore {
  public:
@@ -108,6 +110,10 @@ class SharedTimelineSemaphore {
   // --- CUDA side ---------------------------------------------------------
   /// Enqueues a wait for `value` on `stream`, if the ordering rule allows it.
   Status cuda_wait(std::uint64_t value, CUstream_st* stream) noexcept;
+  /// The same rule, then the wait through `word` (Handoff::memory_word,
+  /// handoff.hpp): the Vulkan batch that signals `value` must also write it
+  /// into `word` (SharedWord::record_vk_write).
+  Status cuda_wait_word(const SharedWord& word, std::uint64_t value, CUstream_st* stream) noexcept;
   /// Enqueues a signal of `value` on `stream`; `value` must exceed every
   /// value promised so far.
   Status cuda_signal(std::uint64_t value, CUstream_st* stream) noexcept;
@@ -125,6 +131,8 @@ class SharedTimelineSemaphore {
  private:
   /// Raises the promise to `value` if it is strictly higher; else ordering_violation.
   Status promise(std::uint64_t value, const char* who) noexcept;
+  /// The ordering rule for a CUDA wait of `value` (mutex_ held).
+  Status check_wait(std::uint64_t value, const char* who) noexcept;
 
   VulkanDevice device_;
   ExportableTimelineSemaphore vk_;
