@@ -45,11 +45,15 @@ enum class BlockAlgorithm { bitonic, radix, merge, none };
 ///   is compiled for (__launch_bounds__), which caps its registers at
 ///   64K / (THREADS x kMinBlocks); 0 leaves them to ptxas. Wider types keep 0:
 ///   under the same cap their kernels spill hundreds of bytes.
+/// - kWindows: the bitonic path also sorts windows of several segments
+///   (kernels/classify.cuh). Costs registers, so a shape it makes spill can
+///   turn it off; its class then takes no windows.
 struct BlockSortOptions {
   static constexpr int kRadixBits = 4;
   static constexpr bool kNarrowWords = true;
   static constexpr bool kStageValues = false;
   static constexpr int kMinBlocks = 0;
+  static constexpr bool kWindows = true;
 };
 
 /// A one-block shape: ALGORITHM for 32-bit keys with values, FALLBACK for
@@ -65,6 +69,7 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr bool kNarrowWords = OPTIONS_::kNarrowWords;
   static constexpr bool kStageValues = OPTIONS_::kStageValues;
   static constexpr int kMinBlocks = OPTIONS_::kMinBlocks;
+  static constexpr bool kWindows = OPTIONS_::kWindows;
 };
 
 /// Hopper (sm_90) tuning; also used on every GPU whose blocks can have the
@@ -103,12 +108,19 @@ struct Sm90Policy {
   struct Radix5Min3 : Radix5 {
     static constexpr int kMinBlocks = 3;
   };
+  // The window path took the 128x8 kernel from 72 to 122 registers; capped
+  // at 7 blocks per SM it keeps its occupancy. In the 1024-thread shape it
+  // raised the spills from 56 to 144 bytes, so that class takes no windows.
+  struct Min7 : BlockSortOptions {
+    static constexpr int kMinBlocks = 7;
+  };
   struct StagedWideWords : WideWords {
     static constexpr bool kStageValues = true;
+    static constexpr bool kWindows = false;
   };
   using BlockShapes =
       std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, WideWords>,        // 129..256
-                 BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix>,                  // 257..1024
+                 BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Min7>,            // 257..1024
                  BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min4>,      // 1025..2048
                  BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min3>,     // 2049..4096
                  BlockSortShape<512, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, Radix5>,           // 4097..8192
@@ -121,6 +133,11 @@ struct Sm90Policy {
   static constexpr std::uint32_t kClassCost[kNumClasses - 1] = {
       190, 209, 250, 300, 362,         // warp classes: 8, 16, 32, 64, 128 keys
       319, 378, 443, 472, 550, 674};   // block classes, in the order of BlockShapes
+  // A window costs more per key than a segment of the same class (segment
+  // offsets, ranks, keys gathered back): 10-20% at 256 and 1024 keys, 0-7%
+  // from 2048 on (H200, fixed-128/200/300/512/640/1300 windows against the
+  // classes above), in percent of the class's cost.
+  static constexpr std::uint32_t kWindowCostPercent = 115;
   // Sorts of at most 16 compared bits send ranges longer than this to the
   // MSD rounds instead of a one-block class: two 8-bit rounds finish them,
   // and the 8193..16384 shape has no narrow words (binning suite, H200:
@@ -129,6 +146,10 @@ struct Sm90Policy {
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;
+  // Blocks per SM the MSD scatter is compiled for. Uncapped it takes 112
+  // registers (2 blocks per SM); capped for 3 (80 registers, 32 bytes of
+  // spills) a 2^26-pair segment took 4.54 ms instead of 3.77 (H200).
+  static constexpr int kMsdScatterMinBlocks = 1;
   static constexpr int kMaxMsdRounds = 2;
   // Buckets still larger after the rounds (skewed keys) are finished by one
   // block each, with LSD passes through global memory (a rare fallback).

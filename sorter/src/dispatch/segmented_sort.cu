@@ -197,7 +197,7 @@ std::uint32_t window_classes_impl(const SortPlan& plan, const BlockClassLimits& 
   const int key_bytes = int(size_of(plan.key_type));
   const bool has_values = plan.value_type != ValueType::none;
   std::uint32_t mask = 0;
-  ((mask |= key_bytes == 4 &&
+  ((mask |= key_bytes == 4 && BlockShapeOf<Policy, int(B)>::kWindows &&
                     block_algorithm_for<BlockShapeOf<Policy, int(B)>>(key_bytes, has_values) == BlockAlgorithm::bitonic &&
                     block_class_min(limits.max_length, int(B)) <= limits.max_length[B] &&
                     block_class_min(limits.max_length, int(B)) <= max_range
@@ -215,6 +215,7 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
   for (int c = 0; c < kNumWarpClasses; ++c) table.tile[c] = 8u << c;
   for (int b = 0; b < kNumBlockClasses; ++b) table.tile[kClassBlock0 + b] = limits.max_length[b];
   for (int c = 0; c < kNumClasses - 1; ++c) table.cost[c] = Policy::kClassCost[c];
+  table.window_cost_percent = Policy::kWindowCostPercent;
   table.window_classes =
       window_classes_impl<Policy>(plan, limits, max_range, std::make_index_sequence<kNumBlockClasses>());
   return table;

@@ -139,11 +139,13 @@ __host__ __device__ constexpr std::uint32_t block_class_min(const std::uint32_t 
 
 /// How classification packs segments into windows: for every class but
 /// kClassLarge, its longest range (its tile) and its cost per item at a full
-/// tile; `window_classes` has bit c set when class c sorts windows.
+/// tile; `window_classes` has bit c set when class c sorts windows, whose
+/// keys cost window_cost_percent of the class's cost.
 struct PackTable {
   std::uint32_t tile[kNumClasses - 1];
   std::uint32_t cost[kNumClasses - 1];
   std::uint32_t window_classes;
+  std::uint32_t window_cost_percent;
 };
 
 /// Where counts come from and what they may not exceed.

@@ -61,7 +61,7 @@ struct BlockSorter {
     // A window's segment offsets, relative to its start (a windowed segment
     // has at least 2 keys, so a window has at most half a tile of
     // segments). Apart from the union, so they load while the keys do.
-    std::uint32_t window_offsets[kBitonic ? Shape::kTileItems / 2 + 2 : 1];
+    std::uint32_t window_offsets[kBitonic && Shape::kWindows ? Shape::kTileItems / 2 + 2 : 1];
   };
 };
 
@@ -99,7 +99,7 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   // ordered within its own range and output rank p stays in the segment
   // input position p came from. Only 32-bit keys (the pack table offers no
   // window classes for other types).
-  const bool windowed = sizeof(Bits) == 4 && window_segments > 1 && needs_sort;
+  const bool windowed = Shape::kWindows && sizeof(Bits) == 4 && window_segments > 1 && needs_sort;
   if (windowed)
     for (std::uint32_t j = t; j <= window_segments; j += Shape::kThreads)
       storage.window_offsets[j] = std::uint32_t(data.offset(window_first + j) - task.begin);

@@ -67,13 +67,13 @@ __device__ __forceinline__ PackChoice pack_choice(std::uint64_t length, const Co
   PackChoice choice{own, false};
   if (own == kClassNone || own == kClassLarge || src.pack.window_classes == 0) return choice;
   // Compare cost * tile / (ranges per tile * length) as fractions.
-  std::uint64_t best_num = std::uint64_t(src.pack.cost[own]) * src.pack.tile[own];
+  std::uint64_t best_num = std::uint64_t(src.pack.cost[own]) * src.pack.tile[own] * 100u;
   std::uint64_t best_den = length;
 #pragma unroll
   for (int c = kClassBlock0; c < kClassLarge; ++c) {
     const std::uint32_t tile = src.pack.tile[c];
     if (!((src.pack.window_classes >> c) & 1u) || tile < 2 * length) continue;
-    const std::uint64_t num = std::uint64_t(src.pack.cost[c]) * tile;
+    const std::uint64_t num = std::uint64_t(src.pack.cost[c]) * src.pack.window_cost_percent * tile;
     const std::uint64_t den = (tile / length) * length;
     if (num * best_den < best_num * den) {
       best_num = num;
@@ -130,6 +130,8 @@ __device__ __forceinline__ int last_bit_at_or_before(const std::uint32_t* mask, 
 __device__ __forceinline__ GroupTask form_windows(std::uint64_t length, const CountSource& src, WindowScratch& ws) {
   const int i = threadIdx.x;
   const PackChoice choice = pack_choice(length, src);
+  // Most groups hold no segment that wants a window: one barrier, not five.
+  if (!__syncthreads_or(choice.window)) return GroupTask{choice.size_class, 1};
   const int pack = choice.window ? choice.size_class : -1;
   ws.pack[i] = pack;
   std::uint32_t before;

@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
 }
 
 template <class Policy, class Bits, class Value>
-__global__ void __launch_bounds__(Policy::Msd::kThreads)
+__global__ void __launch_bounds__(Policy::Msd::kThreads, (sizeof(Bits) == 4 ? Policy::kMsdScatterMinBlocks : 1))
     msd_scatter_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
   enter_dependent_kernel();
   using Shape = typename Policy::Msd;
