@@ -192,10 +192,9 @@ cudaError_t launch_bin(const BinLaunch& b) {
     passes.shift[pass] = pass * pp.bits_per_pass;
     passes.bits[pass] = std::min(pp.bits_per_pass, pp.total_bits - passes.shift[pass]);
   }
-  int device = 0, smem_optin = 0, cc_major = 0;
-  if ((err = cudaGetDevice(&device))) return err;
-  if ((err = cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device))) return err;
-  if ((err = cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device))) return err;
+  DeviceAttributes attributes{};
+  if ((err = current_device_attributes(&attributes))) return err;
+  const int smem_optin = attributes.shared_memory_optin, cc_major = attributes.compute_major;
   // Chain the kernels with programmatic dependent launches (sm_90+): each
   // one's launch overlaps the previous one's tail; every kernel starts with
   // enter_dependent_kernel().

@@ -57,6 +57,18 @@ cudaError_t launch_kernel(void (*kernel)(Params...), int blocks, int threads, st
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 
+/// What planning needs to know about a GPU.
+struct DeviceAttributes {
+  int device;
+  int multiprocessors;
+  int shared_memory_optin;  // largest dynamic shared memory a block can opt into
+  int compute_major;
+};
+
+/// The current device's attributes, queried once per device and cached
+/// (thread-safe), so a sort call costs no attribute queries.
+cudaError_t current_device_attributes(DeviceAttributes* attributes);
+
 /// Persistent grid for `kernel`: blocks that fit on the device at once.
 /// Cached per (kernel, device); also raises the kernel's dynamic shared
 /// memory limit the first time. Thread-safe.

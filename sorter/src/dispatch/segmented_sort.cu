@@ -250,6 +250,28 @@ constexpr std::size_t largest_block_storage() {
 
 }  // namespace
 
+cudaError_t current_device_attributes(DeviceAttributes* attributes) {
+  static std::mutex mutex;
+  static std::vector<DeviceAttributes> cache;
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) return err;
+  std::lock_guard<std::mutex> lock(mutex);
+  for (const DeviceAttributes& a : cache) {
+    if (a.device == device) {
+      *attributes = a;
+      return cudaSuccess;
+    }
+  }
+  DeviceAttributes a{device, 0, 0, 0};
+  if ((err = cudaDeviceGetAttribute(&a.multiprocessors, cudaDevAttrMultiProcessorCount, device))) return err;
+  if ((err = cudaDeviceGetAttribute(&a.shared_memory_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device))) return err;
+  if ((err = cudaDeviceGetAttribute(&a.compute_major, cudaDevAttrComputeCapabilityMajor, device))) return err;
+  cache.push_back(a);
+  *attributes = a;
+  return cudaSuccess;
+}
+
 cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic_smem, int* blocks) {
   struct Entry {
     const void* kernel;
@@ -273,11 +295,12 @@ cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic
     err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dynamic_smem));
     if (err != cudaSuccess) return err;
   }
-  int per_sm = 0, sms = 0;
+  int per_sm = 0;
+  DeviceAttributes attributes{};
   if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_smem))) return err;
-  if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device))) return err;
+  if ((err = current_device_attributes(&attributes))) return err;
   if (per_sm <= 0) return cudaErrorInvalidConfiguration;
-  *blocks = per_sm * sms;
+  *blocks = per_sm * attributes.multiprocessors;
   cache.push_back(Entry{kernel, device, dynamic_smem, *blocks});
   return cudaSuccess;
 }
@@ -352,10 +375,10 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   }
 
   // Policy: the Hopper one wherever its big block fits in shared memory.
-  int device = 0, smem_optin = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  DeviceAttributes attributes{};
+  cudaError_t err = current_device_attributes(&attributes);
   if (err != cudaSuccess) return Status::from_cuda(err, "querying the device");
+  const int smem_optin = attributes.shared_memory_optin;
   const PolicyKind policy =
       std::size_t(smem_optin) >= largest_block_storage<Sm90Policy>() ? PolicyKind::sm90 : PolicyKind::sm75;
 #ifndef TILESORT_WITH_SM75_POLICY
@@ -412,10 +435,7 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   ctx.offsets_64 = plan.offset_type == OffsetType::u64;
   ctx.lists = lists;
   ctx.stream = stream;
-  int cc_major = 0;
-  if ((err = cudaDeviceGetAttribute(&cc_major, cudaDevAttrComputeCapabilityMajor, device)))
-    return Status::from_cuda(err, "querying the compute capability");
-  ctx.programmatic = cc_major >= 9;
+  ctx.programmatic = attributes.compute_major >= 9;
   const int compared_bits = end_bit - args.begin_bit;
 #ifdef TILESORT_WITH_SM75_POLICY
   ctx.block_limits = policy == PolicyKind::sm90 ? call_block_limits<Sm90Policy>(plan, compared_bits)
@@ -440,9 +460,7 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   // Classification: zero the counters, count per class, scatter to regions.
   err = cudaMemsetAsync(workspace, 0, layout.zeroed_bytes, stream);
   if (err != cudaSuccess) return Status::from_cuda(err, "cudaMemsetAsync of the work counters");
-  int sms = 0;
-  if ((err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)))
-    return Status::from_cuda(err, "querying the multiprocessor count");
+  const int sms = attributes.multiprocessors;
   constexpr int kClassifyBlocksPerSm = 8;
   const std::uint64_t wanted = (plan.max_segments + kClassifyThreads - 1) / kClassifyThreads;
   const int classify_blocks = int(std::max<std::uint64_t>(1, std::min<std::uint64_t>(wanted, std::uint64_t(sms) * kClassifyBlocksPerSm)));
