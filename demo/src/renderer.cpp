@@ -183,10 +183,26 @@ class Renderer {
   void init_imgui();
   void draw_overlay();
   void handle_input(float dt);
+  /// Acquires a swapchain image for `slot` (recreating the swapchain when it is out of date).
+  std::uint32_t acquire(std::uint32_t slot);
+  void record_to_swapchain(VkCommandBuffer cmd, std::uint32_t swap_image, const FrameConstants& c);
+  void present(std::uint32_t swap_image);
+  // the loops: headless runs a fixed number of frames, windowed until the window closes
+  int run_headless();
+  int run_windowed();
   // frame
   FrameConstants frame_constants(std::uint32_t num_particles, std::uint32_t tile_size) const;
   void record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c, std::uint64_t emitted_value);
   void record_draw(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c, std::int64_t swap_image);
+  /// Waits until `slot` is free (frame f - kSlots done), reads its last frame, and follows the sweep.
+  void reuse_slot(std::uint64_t f, std::uint32_t slot);
+  /// Host time since the previous frame (ms, -1 for the first), and advances the animation by `dt`.
+  double lap(std::uint64_t f, Clock::time_point* previous) const;
+  void advance(float dt);
+  /// The frame's constants, remembered in its slot.
+  FrameConstants begin_frame(std::uint64_t f, std::uint32_t slot, double frame_ms);
+  /// Emission (Vulkan), then the sort (CUDA or the host) of frame f.
+  void emit_and_sort(std::uint64_t f, std::uint32_t slot, const FrameConstants& c);
   void submit(VkCommandBuffer cmd, std::uint64_t wait_value, VkPipelineStageFlags wait_stage,
               std::uint64_t signal_value, VkSemaphore extra_wait = VK_NULL_HANDLE,
               VkPipelineStageFlags extra_wait_stage = 0, VkSemaphore extra_signal = VK_NULL_HANDLE);
@@ -664,44 +680,7 @@ void Renderer::record_draw(VkCommandBuffer cmd, std::uint32_t slot, const FrameC
                  VK_ACCESS_TRANSFER_READ_BIT);
   const VkBufferCopy stats{0, VkDeviceSize(slot) * sizeof(Counters), sizeof(Counters)};
   vkCmdCopyBuffer(cmd, counters_.vk(), stats_, 1, &stats);
-#if TILESORT_DEMO_WINDOW
-  if (swap_image >= 0) {
-    const VkImage target = swap_images_[std::size_t(swap_image)];
-    image_barrier(cmd, target, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                  VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
-    const VkClearColorValue black{{0.0f, 0.0f, 0.0f, 1.0f}};
-    const VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    vkCmdClearColorImage(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &black, 1, &range);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                   VK_ACCESS_TRANSFER_WRITE_BIT);
-    // Aspect-preserving fit of the render target into the window.
-    const float scale = std::min(float(swap_extent_.width) / float(c.width), float(swap_extent_.height) / float(c.height));
-    const std::int32_t w = std::max(1, std::int32_t(float(c.width) * scale));
-    const std::int32_t h = std::max(1, std::int32_t(float(c.height) * scale));
-    const std::int32_t x = (std::int32_t(swap_extent_.width) - w) / 2, y = (std::int32_t(swap_extent_.height) - h) / 2;
-    VkImageBlit blit{};
-    blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    blit.srcOffsets[1] = {std::int32_t(c.width), std::int32_t(c.height), 1};
-    blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    blit.dstOffsets[0] = {x, y, 0};
-    blit.dstOffsets[1] = {x + w, y + h, 1};
-    vkCmdBlitImage(cmd, image_, VK_IMAGE_LAYOUT_GENERAL, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit,
-                   VK_FILTER_LINEAR);
-    image_barrier(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                  VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-                  VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
-    VkRenderPassBeginInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-    rp.renderPass = render_pass_;
-    rp.framebuffer = framebuffers_[std::size_t(swap_image)];
-    rp.renderArea.extent = swap_extent_;
-    vkCmdBeginRenderPass(cmd, &rp, VK_SUBPASS_CONTENTS_INLINE);
-    ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), cmd);
-    vkCmdEndRenderPass(cmd);  // leaves the image in PRESENT_SRC_KHR
-  }
-#else
-  (void)swap_image;
-#endif
+  if (swap_image >= 0) record_to_swapchain(cmd, std::uint32_t(swap_image), c);
   memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                  VK_ACCESS_HOST_READ_BIT);
   if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, q + 3);
@@ -860,93 +839,64 @@ void Renderer::collect(std::uint32_t slot) {
   }
 }
 
-int Renderer::run() {
-  // A headless sweep runs until its last point is measured.
-  const bool headless_sweep = headless_ && sweep_.active();
-  const std::uint64_t frames = headless_sweep ? 0 : opt_.frames ? opt_.frames : (headless_ ? 120 : 0);
+int Renderer::run() { return headless_ ? run_headless() : run_windowed(); }
+
+void Renderer::reuse_slot(std::uint64_t f, std::uint32_t slot) {
+  if (f >= kSlots) host_wait(FrameTimeline{f - kSlots}.done());
+  collect(slot);
+  if (sweep_.active()) {
+    particles_ = std::min(sweep_.current().particles, max_particles_);
+    tile_size_ = sweep_.current().tile_size;
+  }
+}
+
+double Renderer::lap(std::uint64_t f, Clock::time_point* previous) const {
+  const auto now = Clock::now();
+  const double ms = f ? std::chrono::duration<double, std::milli>(now - *previous).count() : -1.0;
+  *previous = now;
+  return ms;
+}
+
+void Renderer::advance(float dt) {
+  if (!paused_) time_ += dt;
+  if (!paused_ && auto_rotate_) yaw_ += 0.12f * dt;
+}
+
+FrameConstants Renderer::begin_frame(std::uint64_t f, std::uint32_t slot, double frame_ms) {
+  const FrameConstants c = frame_constants(particles_, tile_size_);
+  SlotState& s = slots_[slot];
+  s.frame = f;
+  s.in_use = true;
+  s.sort_depth = sort_depth_;
+  s.sorters = sorters_;
+  s.constants = c;
+  s.frame_ms = frame_ms;
+  return c;
+}
+
+void Renderer::emit_and_sort(std::uint64_t f, std::uint32_t slot, const FrameConstants& c) {
+  const FrameTimeline t{f};
+  record_emit(emit_cmd_[slot], slot, c, t.emitted());
+  submit(emit_cmd_[slot], t.start(), VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, t.emitted());
+  sort_frame(f, slot, c, sort_depth_);
+}
+
+int Renderer::run_headless() {
+  // A sweep runs until its last point is measured; otherwise --frames (120).
+  const bool sweep = sweep_.active();
+  const std::uint64_t frames = sweep ? 0 : opt_.frames ? opt_.frames : 120;
   std::uint64_t f = 0;
   auto previous = Clock::now();
-  for (;; ++f) {
-#if TILESORT_DEMO_WINDOW
-    if (!headless_) {
-      glfwPollEvents();
-      if (glfwWindowShouldClose(glfw_.window)) break;
-    }
-#endif
-    if (frames && f >= frames) break;
+  for (; !frames || f < frames; ++f) {
     const std::uint32_t slot = std::uint32_t(f % kSlots);
-    if (f >= kSlots) host_wait(FrameTimeline{f - kSlots}.done());
-    collect(slot);
-    if (headless_sweep && !sweep_.active()) break;
-    if (sweep_.active()) {
-      particles_ = std::min(sweep_.current().particles, max_particles_);
-      tile_size_ = sweep_.current().tile_size;
-    }
-
-    const auto now = Clock::now();
-    const float dt = headless_ ? 1.0f / 60.0f : std::min(0.1f, std::chrono::duration<float>(now - previous).count());
-    const double frame_ms = f ? std::chrono::duration<double, std::milli>(now - previous).count() : -1.0;
-    previous = now;
-#if TILESORT_DEMO_WINDOW
-    std::int64_t swap_image = -1;
-    if (!headless_) {
-      handle_input(dt);
-      int fw = 0, fh = 0;
-      glfwGetFramebufferSize(glfw_.window, &fw, &fh);
-      while ((fw == 0 || fh == 0) && !glfwWindowShouldClose(glfw_.window)) {  // minimised
-        glfwWaitEvents();
-        glfwGetFramebufferSize(glfw_.window, &fw, &fh);
-      }
-      for (int attempt = 0; swap_image < 0; ++attempt) {
-        if (swapchain_dirty_ || attempt > 0) create_swapchain();
-        std::uint32_t index = 0;
-        const VkResult r = vkAcquireNextImageKHR(vk_.device(), swapchain_, UINT64_MAX, acquired_[slot], VK_NULL_HANDLE,
-                                                 &index);
-        if (r == VK_ERROR_OUT_OF_DATE_KHR && attempt < 3) continue;
-        if (r != VK_SUBOPTIMAL_KHR) vk_check(r, "vkAcquireNextImageKHR");
-        swap_image = index;
-      }
-      draw_overlay();
-    }
-#else
-    const std::int64_t swap_image = -1;
-    (void)dt;
-#endif
-    if (!paused_) time_ += dt;
-    if (!paused_ && auto_rotate_) yaw_ += 0.12f * dt;
-
-    const FrameConstants c = frame_constants(particles_, tile_size_);
-    SlotState& s = slots_[slot];
-    s.frame = f;
-    s.in_use = true;
-    s.sort_depth = sort_depth_;
-    s.sorters = sorters_;
-    s.constants = c;
-    s.frame_ms = frame_ms;
-
+    reuse_slot(f, slot);
+    if (sweep && !sweep_.active()) break;
+    const double frame_ms = lap(f, &previous);
+    advance(1.0f / 60.0f);  // fixed steps: the same frames on every machine
+    const FrameConstants c = begin_frame(f, slot, frame_ms);
+    emit_and_sort(f, slot, c);
+    record_draw(draw_cmd_[slot], slot, c, -1);
     const FrameTimeline t{f};
-    record_emit(emit_cmd_[slot], slot, c, t.emitted());
-    submit(emit_cmd_[slot], t.start(), VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, t.emitted());
-    sort_frame(f, slot, c, sort_depth_);
-    record_draw(draw_cmd_[slot], slot, c, swap_image);
-#if TILESORT_DEMO_WINDOW
-    if (swap_image >= 0) {
-      const VkSemaphore done = render_done_[std::size_t(swap_image)];
-      submit(draw_cmd_[slot], t.sorted(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, t.done(), acquired_[slot],
-             VK_PIPELINE_STAGE_TRANSFER_BIT, done);
-      VkPresentInfoKHR present{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
-      present.waitSemaphoreCount = 1;
-      present.pWaitSemaphores = &done;
-      present.swapchainCount = 1;
-      present.pSwapchains = swapchain_.ptr();
-      const std::uint32_t index = std::uint32_t(swap_image);
-      present.pImageIndices = &index;
-      const VkResult r = vkQueuePresentKHR(vk_.queue(), &present);
-      if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR) swapchain_dirty_ = true;
-      else vk_check(r, "vkQueuePresentKHR");
-      continue;
-    }
-#endif
     submit(draw_cmd_[slot], t.sorted(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, t.done());
   }
   return finish(f);
@@ -1289,6 +1239,98 @@ void Renderer::create_swapchain() {
   if (imgui_ready_) ImGui_ImplVulkan_SetMinImageCount(std::max<std::uint32_t>(2, caps.minImageCount));
 }
 
+int Renderer::run_windowed() {
+  const std::uint64_t frames = opt_.frames;  // 0: until the window closes
+  std::uint64_t f = 0;
+  auto previous = Clock::now();
+  for (;; ++f) {
+    glfwPollEvents();
+    if (glfwWindowShouldClose(glfw_.window) || (frames && f >= frames)) break;
+    const std::uint32_t slot = std::uint32_t(f % kSlots);
+    reuse_slot(f, slot);
+    const auto before = previous;
+    const double frame_ms = lap(f, &previous);
+    const float dt = std::min(0.1f, std::chrono::duration<float>(previous - before).count());
+    handle_input(dt);
+    const std::uint32_t swap_image = acquire(slot);
+    draw_overlay();
+    advance(dt);
+    const FrameConstants c = begin_frame(f, slot, frame_ms);
+    emit_and_sort(f, slot, c);
+    record_draw(draw_cmd_[slot], slot, c, swap_image);
+    const FrameTimeline t{f};
+    submit(draw_cmd_[slot], t.sorted(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, t.done(), acquired_[slot],
+           VK_PIPELINE_STAGE_TRANSFER_BIT, render_done_[swap_image]);
+    present(swap_image);
+  }
+  return finish(f);
+}
+
+std::uint32_t Renderer::acquire(std::uint32_t slot) {
+  int fw = 0, fh = 0;
+  glfwGetFramebufferSize(glfw_.window, &fw, &fh);
+  while ((fw == 0 || fh == 0) && !glfwWindowShouldClose(glfw_.window)) {  // minimised
+    glfwWaitEvents();
+    glfwGetFramebufferSize(glfw_.window, &fw, &fh);
+  }
+  for (int attempt = 0;; ++attempt) {
+    if (swapchain_dirty_ || attempt > 0) create_swapchain();
+    std::uint32_t index = 0;
+    const VkResult r = vkAcquireNextImageKHR(vk_.device(), swapchain_, UINT64_MAX, acquired_[slot], VK_NULL_HANDLE,
+                                             &index);
+    if (r == VK_ERROR_OUT_OF_DATE_KHR && attempt < 3) continue;
+    if (r != VK_SUBOPTIMAL_KHR) vk_check(r, "vkAcquireNextImageKHR");
+    return index;
+  }
+}
+
+void Renderer::present(std::uint32_t swap_image) {
+  VkPresentInfoKHR present{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
+  present.waitSemaphoreCount = 1;
+  present.pWaitSemaphores = render_done_[swap_image].ptr();
+  present.swapchainCount = 1;
+  present.pSwapchains = swapchain_.ptr();
+  present.pImageIndices = &swap_image;
+  const VkResult r = vkQueuePresentKHR(vk_.queue(), &present);
+  if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR) swapchain_dirty_ = true;
+  else vk_check(r, "vkQueuePresentKHR");
+}
+
+void Renderer::record_to_swapchain(VkCommandBuffer cmd, std::uint32_t swap_image, const FrameConstants& c) {
+  const VkImage target = swap_images_[swap_image];
+  image_barrier(cmd, target, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+  const VkClearColorValue black{{0.0f, 0.0f, 0.0f, 1.0f}};
+  const VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  vkCmdClearColorImage(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &black, 1, &range);
+  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_ACCESS_TRANSFER_WRITE_BIT);
+  // Aspect-preserving fit of the render target into the window.
+  const float scale = std::min(float(swap_extent_.width) / float(c.width), float(swap_extent_.height) / float(c.height));
+  const std::int32_t w = std::max(1, std::int32_t(float(c.width) * scale));
+  const std::int32_t h = std::max(1, std::int32_t(float(c.height) * scale));
+  const std::int32_t x = (std::int32_t(swap_extent_.width) - w) / 2, y = (std::int32_t(swap_extent_.height) - h) / 2;
+  VkImageBlit blit{};
+  blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  blit.srcOffsets[1] = {std::int32_t(c.width), std::int32_t(c.height), 1};
+  blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  blit.dstOffsets[0] = {x, y, 0};
+  blit.dstOffsets[1] = {x + w, y + h, 1};
+  vkCmdBlitImage(cmd, image_, VK_IMAGE_LAYOUT_GENERAL, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit,
+                 VK_FILTER_LINEAR);
+  image_barrier(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+  VkRenderPassBeginInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+  rp.renderPass = render_pass_;
+  rp.framebuffer = framebuffers_[swap_image];
+  rp.renderArea.extent = swap_extent_;
+  vkCmdBeginRenderPass(cmd, &rp, VK_SUBPASS_CONTENTS_INLINE);
+  ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), cmd);
+  vkCmdEndRenderPass(cmd);  // leaves the image in PRESENT_SRC_KHR
+}
+
 void check_imgui_vk(VkResult r) { vk_check(r, "Dear ImGui Vulkan backend"); }
 
 void Renderer::init_imgui() {
@@ -1461,6 +1503,8 @@ void Renderer::draw_overlay() {
 }
 #else
 void Renderer::create_window() {}
+void Renderer::record_to_swapchain(VkCommandBuffer, std::uint32_t, const FrameConstants&) {}
+int Renderer::run_windowed() { throw DemoError("built without a window"); }
 void Renderer::create_swapchain() {}
 void Renderer::init_imgui() {}
 void Renderer::draw_overlay() {}
