@@ -187,6 +187,7 @@ class Renderer {
   std::uint32_t acquire(std::uint32_t slot);
   void record_to_swapchain(VkCommandBuffer cmd, std::uint32_t swap_image, const FrameConstants& c);
   void present(std::uint32_t swap_image);
+  void write_screenshot();
   // the loops: headless runs a fixed number of frames, windowed until the window closes
   int run_headless();
   int run_windowed();
@@ -282,6 +283,9 @@ class Renderer {
   DescriptorPool imgui_pool_;
   bool imgui_ready_ = false;
   bool swapchain_dirty_ = false;
+  // --screenshot: the last frame's swapchain image, copied after the overlay.
+  vkbase::Buffer screenshot_;
+  bool capture_ = false, captured_ = false;
 
   // interactive state
   std::array<SlotState, kSlots> slots_;
@@ -1068,6 +1072,7 @@ int Renderer::finish(std::uint64_t frames_done) {
   if (frames_done == 0) return kExitOk;
   const std::uint64_t last_value = FrameTimeline{frames_done - 1}.done();
   host_wait(last_value);
+  if (captured_) write_screenshot();
   for (std::uint64_t g = frames_done - std::min<std::uint64_t>(frames_done, kSlots); g < frames_done; ++g)
     collect(std::uint32_t(g % kSlots));
   const SlotState& last = last_slot();
@@ -1199,6 +1204,11 @@ void Renderer::create_swapchain() {
   info.imageExtent = swap_extent_;
   info.imageArrayLayers = 1;
   info.imageUsage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+  if (!opt_.screenshot.empty()) {
+    if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_SRC_BIT))
+      throw DemoError("--screenshot: the surface's images cannot be copied from (no TRANSFER_SRC usage)");
+    info.imageUsage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+  }
   info.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
   info.preTransform = caps.currentTransform;
   info.compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
@@ -1237,6 +1247,25 @@ void Renderer::create_swapchain() {
     if (render_done_[i].get() == VK_NULL_HANDLE) render_done_[i] = create_semaphore(dev, false);
   }
   if (imgui_ready_) ImGui_ImplVulkan_SetMinImageCount(std::max<std::uint32_t>(2, caps.minImageCount));
+  if (!opt_.screenshot.empty())
+    create_buffer(&screenshot_, VkDeviceSize(swap_extent_.width) * swap_extent_.height * 4,
+                  VK_BUFFER_USAGE_TRANSFER_DST_BIT, vkbase::kHostMemory, vkbase::kHostMemory);
+}
+
+void Renderer::write_screenshot() {
+  // Swapchain pixels are B8G8R8A8 or R8G8B8A8 (create_swapchain prefers those); PPM wants RGB.
+  const bool bgra = swap_format_ == VK_FORMAT_B8G8R8A8_UNORM || swap_format_ == VK_FORMAT_B8G8R8A8_SRGB;
+  const std::size_t n = std::size_t(swap_extent_.width) * swap_extent_.height;
+  const std::uint8_t* pixels = screenshot_.mapped_as<const std::uint8_t>();
+  std::vector<std::uint8_t> rgba(pixels, pixels + n * 4);
+  if (bgra)
+    for (std::size_t i = 0; i < n; ++i) std::swap(rgba[4 * i], rgba[4 * i + 2]);
+  std::string error;
+  if (!write_ppm(opt_.screenshot, swap_extent_.width, swap_extent_.height, rgba.data(),
+                 std::size_t(swap_extent_.width) * 4, &error))
+    throw DemoError(error);
+  std::printf("screenshot: %s (%ux%u, window contents with the overlay)\n", opt_.screenshot.c_str(),
+              swap_extent_.width, swap_extent_.height);
 }
 
 int Renderer::run_windowed() {
@@ -1252,6 +1281,7 @@ int Renderer::run_windowed() {
     const double frame_ms = lap(f, &previous);
     const float dt = std::min(0.1f, std::chrono::duration<float>(previous - before).count());
     handle_input(dt);
+    capture_ = !opt_.screenshot.empty() && f + 1 == frames;
     const std::uint32_t swap_image = acquire(slot);
     draw_overlay();
     advance(dt);
@@ -1329,6 +1359,18 @@ void Renderer::record_to_swapchain(VkCommandBuffer cmd, std::uint32_t swap_image
   vkCmdBeginRenderPass(cmd, &rp, VK_SUBPASS_CONTENTS_INLINE);
   ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), cmd);
   vkCmdEndRenderPass(cmd);  // leaves the image in PRESENT_SRC_KHR
+  if (capture_) {
+    image_barrier(cmd, target, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                  VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {swap_extent_.width, swap_extent_.height, 1};
+    vkCmdCopyImageToBuffer(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, screenshot_, 1, &region);
+    image_barrier(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+                  VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
+    captured_ = true;  // host-visible once this frame's done value is reached (record_draw's last barrier)
+  }
 }
 
 void check_imgui_vk(VkResult r) { vk_check(r, "Dear ImGui Vulkan backend"); }
@@ -1504,6 +1546,7 @@ void Renderer::draw_overlay() {
 #else
 void Renderer::create_window() {}
 void Renderer::record_to_swapchain(VkCommandBuffer, std::uint32_t, const FrameConstants&) {}
+void Renderer::write_screenshot() {}
 int Renderer::run_windowed() { throw DemoError("built without a window"); }
 void Renderer::create_swapchain() {}
 void Renderer::init_imgui() {}
