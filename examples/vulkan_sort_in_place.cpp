@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "frame_shaders.hpp"  // the demo's shaders: they stand in for the app's own passes
+#include "tilesort/vkbase/resources.hpp"  // a host-visible buffer for the verdicts
 #include "tilesort/interop/interop.hpp"
 
 namespace ti = tilesort::interop;
@@ -108,15 +109,16 @@ int main(int argc, char** argv) {
     args.offsets = layout_ptr + fs::kLayoutOffsetsByte;
 
     // The demo's Vulkan passes and a host-visible verdict per frame.
-    fs::PlainBuffer verdicts;
-    VK_CHECK(verdicts.init(physical, vk_device, VkDeviceSize(frames) * sizeof(fs::FrameVerdict), true));
+    tilesort::vkbase::Buffer verdicts;
+    CHECK(tilesort::vkbase::Buffer::create(physical, vk_device, VkDeviceSize(frames) * sizeof(fs::FrameVerdict), true,
+                                           &verdicts));
     fs::FramePipelines passes;
     fs::FrameBuffers bind;
     bind.keys = keys.vk_buffer();
     bind.values = values.vk_buffer();
     bind.layout = layout.vk_buffer();
-    bind.verdicts = verdicts.buffer;
-    VK_CHECK(passes.init(vk_device, bind));
+    bind.verdicts = verdicts.get();
+    CHECK(passes.init(vk_device, bind));
     std::vector<VkCommandBuffer> cmds(2 * std::size_t(frames));
     VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
     alloc.commandPool = pool;
@@ -156,7 +158,7 @@ int main(int argc, char** argv) {
     CHECK(tilesort::read_device_status(sorter.workspace(), stream));
 
     std::uint64_t items = 0, bad = 0;
-    const auto* verdict = static_cast<const fs::FrameVerdict*>(verdicts.mapped);
+    const auto* verdict = verdicts.mapped_as<const fs::FrameVerdict>();
     for (std::uint32_t f = 0; f < frames; ++f) {
       items += verdict[f].num_items;
       if (!verdict[f].passed()) ++bad;

@@ -1,17 +1,18 @@
-// The frame shaders (generate.comp, verify.comp) as embedded SPIR-V, the C++
-// mirror of their push constants and verdict, and a small helper that builds
-// their compute pipelines and records dispatches. Used by the interop tests,
-// the interop bench suite and examples/vulkan_sort_in_place.cpp. Also a
-// headless Vulkan set-up (instance, device with the interop extensions, one
-// compute queue) for those programs.
+// The frame shaders (generate.comp, verify.comp, timestamp.comp,
+// handoff_poll.comp) as embedded SPIR-V, the C++ mirror of their push
+// constants and verdict, and small helpers that build their compute pipelines
+// and record dispatches. Used by the interop tests, the interop bench suite
+// and examples/vulkan_sort_in_place.cpp; the Vulkan bring-up they stand on is
+// tilesort::vkbase.
 #pragma once
 
 #include <vulkan/vulkan.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
-#include <vector>
+
+#include "tilesort/status.hpp"
+#include "tilesort/vkbase/handles.hpp"
 
 namespace tilesort {
 namespace frame_shaders {
@@ -80,40 +81,6 @@ inline constexpr std::size_t kLayoutOffsetsByte = 16;
 /// Bytes of a layout buffer for `max_segments` segments.
 inline std::size_t layout_bytes(std::size_t max_segments) { return kLayoutOffsetsByte + 4 * (max_segments + 1); }
 
-/// A headless Vulkan 1.2+ instance and device with one compute queue. With
-/// `interop`, it enables the interop device extensions and timeline
-/// semaphores, those the device offers when `interop_optional` (for lavapipe,
-/// which cannot export semaphores), all of them otherwise.
-class HeadlessVulkan {
- public:
-  HeadlessVulkan() = default;
-  ~HeadlessVulkan();
-  HeadlessVulkan(const HeadlessVulkan&) = delete;
-  HeadlessVulkan& operator=(const HeadlessVulkan&) = delete;
-
-  struct Options {
-    bool interop = true;
-    bool interop_optional = false;
-    /// Also enable VK_KHR_shader_clock + shaderDeviceClock when offered (timestamp.comp).
-    bool shader_clock = false;
-    /// Prefer a physical device whose name contains this (e.g. "llvmpipe"); empty: the first discrete/integrated GPU, else the first.
-    std::string prefer_name;
-  };
-  /// false with `error` set when no usable device exists.
-  bool init(const Options& options, std::string* error);
-
-  VkInstance instance = VK_NULL_HANDLE;
-  VkPhysicalDevice physical = VK_NULL_HANDLE;
-  VkDevice device = VK_NULL_HANDLE;
-  VkQueue queue = VK_NULL_HANDLE;
-  std::uint32_t queue_family = 0;
-  VkCommandPool command_pool = VK_NULL_HANDLE;
-  std::string device_name;
-  std::vector<std::string> enabled_extensions;
-  bool timeline_enabled = false;
-  bool shader_clock_enabled = false;
-};
-
 /// Buffers one frame-shader dispatch binds (binding 0..3).
 struct FrameBuffers {
   VkBuffer keys = VK_NULL_HANDLE;
@@ -128,35 +95,26 @@ struct FrameBuffers {
 /// pipeline layout with push constants, and the pool: what every pipeline here shares.
 class StorageBufferSet {
  public:
-  StorageBufferSet() = default;
-  ~StorageBufferSet();
-  StorageBufferSet(const StorageBufferSet&) = delete;
-  StorageBufferSet& operator=(const StorageBufferSet&) = delete;
-  VkResult init(VkDevice device, const VkDescriptorBufferInfo* buffers, std::uint32_t count,
-                std::uint32_t push_constant_bytes);
+  Status init(VkDevice device, const VkDescriptorBufferInfo* buffers, std::uint32_t count,
+              std::uint32_t push_constant_bytes);
   /// A compute pipeline of `words` SPIR-V words with this layout.
-  VkResult make_pipeline(const std::uint32_t* code, std::size_t words, VkPipeline* out) const;
+  Status make_pipeline(const std::uint32_t* code, std::size_t words, vkbase::Pipeline* out) const;
   /// Binds `pipeline`, the set and the push constants.
   void bind(VkCommandBuffer cmd, VkPipeline pipeline, const void* push, std::uint32_t push_bytes) const;
 
  private:
   VkDevice device_ = VK_NULL_HANDLE;
-  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
-  VkPipelineLayout pipeline_layout_ = VK_NULL_HANDLE;
-  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  vkbase::DescriptorSetLayout set_layout_;
+  vkbase::PipelineLayout pipeline_layout_;
+  vkbase::DescriptorPool pool_;  // frees set_ with it
   VkDescriptorSet set_ = VK_NULL_HANDLE;
 };
 
 /// Pipelines for generate / verify with one descriptor set.
 class FramePipelines {
  public:
-  FramePipelines() = default;
-  ~FramePipelines();
-  FramePipelines(const FramePipelines&) = delete;
-  FramePipelines& operator=(const FramePipelines&) = delete;
-
   /// Builds both pipelines and binds `buffers` to the descriptor set.
-  VkResult init(VkDevice device, const FrameBuffers& buffers);
+  Status init(VkDevice device, const FrameBuffers& buffers);
 
   /// Records into `cmd`: zero the frame's verdict slot, generate, and a barrier
   /// making the writes visible to later work (the sort runs in CUDA after the
@@ -166,69 +124,37 @@ class FramePipelines {
   void record_verify(VkCommandBuffer cmd, const FramePushConstants& frame) const;
 
  private:
-  VkDevice device_ = VK_NULL_HANDLE;
   VkBuffer verdicts_ = VK_NULL_HANDLE;
   StorageBufferSet set_;
-  VkPipeline generate_ = VK_NULL_HANDLE;
-  VkPipeline verify_ = VK_NULL_HANDLE;
+  vkbase::Pipeline generate_, verify_;
 };
 
 /// timestamp.comp: one invocation writes the device real-time clock (ns) to
-/// a uint64 slot of `stamps`. Needs HeadlessVulkan::shader_clock_enabled.
+/// a uint64 slot of `stamps`. Needs vkbase::Context::shader_clock_enabled().
 class StampPipeline {
  public:
-  StampPipeline() = default;
-  ~StampPipeline();
-  StampPipeline(const StampPipeline&) = delete;
-  StampPipeline& operator=(const StampPipeline&) = delete;
-  VkResult init(VkDevice device, VkBuffer stamps);
+  Status init(VkDevice device, VkBuffer stamps);
   /// Records a barrier after earlier work, then the stamp into `slot`.
   void record(VkCommandBuffer cmd, std::uint32_t slot) const;
 
  private:
-  VkDevice device_ = VK_NULL_HANDLE;
   StorageBufferSet set_;
-  VkPipeline pipeline_ = VK_NULL_HANDLE;
+  vkbase::Pipeline pipeline_;
 };
 
 /// handoff_poll.comp: one invocation spins until a memory word reaches a
 /// value (or a timeout passes), then stamps the real-time clock into a slot
-/// of `stamps` (0 on timeout). Needs HeadlessVulkan::shader_clock_enabled.
+/// of `stamps` (0 on timeout). Needs vkbase::Context::shader_clock_enabled().
 class PollPipeline {
  public:
-  PollPipeline() = default;
-  ~PollPipeline();
-  PollPipeline(const PollPipeline&) = delete;
-  PollPipeline& operator=(const PollPipeline&) = delete;
-  VkResult init(VkDevice device, VkBuffer stamps, VkBuffer word);
+  Status init(VkDevice device, VkBuffer stamps, VkBuffer word);
   /// Records the spin for word >= target (low 32 bits), then the stamp into `slot`.
   void record(VkCommandBuffer cmd, std::uint32_t slot, std::uint32_t target, std::uint32_t timeout_us) const;
 
  private:
-  VkDevice device_ = VK_NULL_HANDLE;
   StorageBufferSet set_;
-  VkPipeline pipeline_ = VK_NULL_HANDLE;
+  vkbase::Pipeline pipeline_;
 };
-
-/// A plain (non-shared) buffer, optionally host-visible and mapped.
-struct PlainBuffer {
-  VkDevice device = VK_NULL_HANDLE;
-  VkBuffer buffer = VK_NULL_HANDLE;
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-  void* mapped = nullptr;
-  VkDeviceSize size = 0;
-  PlainBuffer() = default;
-  ~PlainBuffer();
-  PlainBuffer(const PlainBuffer&) = delete;
-  PlainBuffer& operator=(const PlainBuffer&) = delete;
-  VkResult init(VkPhysicalDevice physical, VkDevice device, VkDeviceSize bytes, bool host_visible);
-  VkResult init(const HeadlessVulkan& vk, VkDeviceSize bytes, bool host_visible) {
-    return init(vk.physical, vk.device, bytes, host_visible);
-  }
-};
-
-/// Allocates a primary command buffer from `vk.command_pool`.
-VkResult allocate_command_buffer(const HeadlessVulkan& vk, VkCommandBuffer* cmd);
 
 }  // namespace frame_shaders
 }  // namespace tilesort

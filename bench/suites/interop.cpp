@@ -33,6 +33,7 @@
 #include "suites.hpp"
 #include "tilesort/interop/interop.hpp"
 #include "tilesort/tilesort.hpp"
+#include "tilesort/vkbase/context.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
 #include "workloads.hpp"
@@ -197,7 +198,7 @@ struct HandoffRow {
 /// driver which blocks the host inside a CUDA call until the Vulkan signal
 /// happens cannot deadlock the run; "enqueue" (host time of the CUDA calls)
 /// shows whether it did.
-HandoffRow measure_handoff(const fs::HeadlessVulkan& vk, const ti::VulkanDevice& device, int cuda_device,
+HandoffRow measure_handoff(const tilesort::vkbase::Context& vk, const ti::VulkanDevice& device, int cuda_device,
                            const HandoffMode& mode, int frames, cudaStream_t stream) {
   HandoffRow row;
   row.mode = &mode;
@@ -223,7 +224,7 @@ HandoffRow measure_handoff(const fs::HeadlessVulkan& vk, const ti::VulkanDevice&
     type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
     VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
     info.pNext = &type;
-    if (vkCreateSemaphore(vk.device, &info, nullptr, &gate) != VK_SUCCESS) {
+    if (vkCreateSemaphore(vk.device(), &info, nullptr, &gate) != VK_SUCCESS) {
       row.verdict = "gate semaphore failed";
       return row;
     }
@@ -232,18 +233,18 @@ HandoffRow measure_handoff(const fs::HeadlessVulkan& vk, const ti::VulkanDevice&
     VkDevice d;
     VkSemaphore s;
     ~GateOwner() { vkDestroySemaphore(d, s, nullptr); }
-  } gate_owner{vk.device, gate};
+  } gate_owner{vk.device(), gate};
   fs::StampPipeline stamp;
   fs::PollPipeline poll;
-  if (stamp.init(vk.device, stamps.vk_buffer()) != VK_SUCCESS ||
-      (mode.c2v_word && poll.init(vk.device, stamps.vk_buffer(), c2v.vk_buffer()) != VK_SUCCESS)) {
+  if (!stamp.init(vk.device(), stamps.vk_buffer()).ok() ||
+      (mode.c2v_word && !poll.init(vk.device(), stamps.vk_buffer(), c2v.vk_buffer()).ok())) {
     row.verdict = "pipelines failed";
     return row;
   }
   std::vector<VkCommandBuffer> cmds(2 * std::size_t(frames));
-  VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, vk.command_pool,
+  VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, vk.command_pool(),
                                    VK_COMMAND_BUFFER_LEVEL_PRIMARY, std::uint32_t(cmds.size())};
-  if (vkAllocateCommandBuffers(vk.device, &info, cmds.data()) != VK_SUCCESS) {
+  if (vkAllocateCommandBuffers(vk.device(), &info, cmds.data()) != VK_SUCCESS) {
     row.verdict = "command buffers failed";
     return row;
   }
@@ -293,7 +294,7 @@ HandoffRow measure_handoff(const fs::HeadlessVulkan& vk, const ti::VulkanDevice&
       submit.pCommandBuffers = &cmds[2 * f];
       submit.signalSemaphoreCount = 1;
       submit.pSignalSemaphores = &signal;
-      ok = vkQueueSubmit(vk.queue, 1, &submit, VK_NULL_HANDLE) == VK_SUCCESS && sem.declare_vulkan_signal(v + 1).ok();
+      ok = vkQueueSubmit(vk.queue(), 1, &submit, VK_NULL_HANDLE) == VK_SUCCESS && sem.declare_vulkan_signal(v + 1).ok();
     }
     std::thread opener;
     if (ok && mode.prequeued)
@@ -302,7 +303,7 @@ HandoffRow measure_handoff(const fs::HeadlessVulkan& vk, const ti::VulkanDevice&
         VkSemaphoreSignalInfo signal{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
         signal.semaphore = gate;
         signal.value = std::uint64_t(f) + 1;
-        (void)vkSignalSemaphore(vk.device, &signal);
+        (void)vkSignalSemaphore(vk.device(), &signal);
       });
     const auto e0 = std::chrono::steady_clock::now();
     ok = ok && (mode.v2c_word ? sem.cuda_wait_word(v2c, v + 1, stream) : sem.cuda_wait(v + 1, stream)).ok();
@@ -311,10 +312,10 @@ HandoffRow measure_handoff(const fs::HeadlessVulkan& vk, const ti::VulkanDevice&
     const auto e1 = std::chrono::steady_clock::now();
     if (mode.c2v_word) {
       ok = ok && c2v.cuda_write(v + 2, stream).ok();
-      ok = ok && sem.vk_submit(vk.queue, {cmds[2 * f + 1]}, 0, v + 3).ok();  // B polls the word, no semaphore wait
+      ok = ok && sem.vk_submit(vk.queue(), {cmds[2 * f + 1]}, 0, v + 3).ok();  // B polls the word, no semaphore wait
     } else {
       ok = ok && sem.cuda_signal(v + 2, stream).ok();
-      ok = ok && sem.vk_submit(vk.queue, {cmds[2 * f + 1]}, v + 2, v + 3).ok();
+      ok = ok && sem.vk_submit(vk.queue(), {cmds[2 * f + 1]}, v + 2, v + 3).ok();
     }
     ok = ok && sem.host_wait(v + 3, 10ull * 1000000000ull).ok();
     if (opener.joinable()) opener.join();
@@ -352,7 +353,7 @@ HandoffRow measure_handoff(const fs::HeadlessVulkan& vk, const ti::VulkanDevice&
   }
   row.round_trip_us = summarize(host_us);
   row.enqueue_us = summarize(enqueue_us);
-  vkFreeCommandBuffers(vk.device, vk.command_pool, std::uint32_t(cmds.size()), cmds.data());
+  vkFreeCommandBuffers(vk.device(), vk.command_pool(), std::uint32_t(cmds.size()), cmds.data());
   return row;
 }
 
@@ -364,7 +365,7 @@ struct ReferenceRow {
   std::string verdict;
 };
 
-ReferenceRow measure_references(const fs::HeadlessVulkan& vk, const ti::VulkanDevice& device, int cuda_device,
+ReferenceRow measure_references(const tilesort::vkbase::Context& vk, const ti::VulkanDevice& device, int cuda_device,
                                 int frames, cudaStream_t stream) {
   ReferenceRow row;
   ti::SharedBuffer stamps;
@@ -375,14 +376,14 @@ ReferenceRow measure_references(const fs::HeadlessVulkan& vk, const ti::VulkanDe
     return row;
   }
   fs::StampPipeline stamp;
-  if (stamp.init(vk.device, stamps.vk_buffer()) != VK_SUCCESS) {
+  if (!stamp.init(vk.device(), stamps.vk_buffer()).ok()) {
     row.verdict = "pipeline failed";
     return row;
   }
   std::vector<VkCommandBuffer> cmds(3 * std::size_t(frames));
-  VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, vk.command_pool,
+  VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, vk.command_pool(),
                                    VK_COMMAND_BUFFER_LEVEL_PRIMARY, std::uint32_t(cmds.size())};
-  if (vkAllocateCommandBuffers(vk.device, &info, cmds.data()) != VK_SUCCESS) {
+  if (vkAllocateCommandBuffers(vk.device(), &info, cmds.data()) != VK_SUCCESS) {
     row.verdict = "command buffers failed";
     return row;
   }
@@ -404,9 +405,9 @@ ReferenceRow measure_references(const fs::HeadlessVulkan& vk, const ti::VulkanDe
   for (int f = 0; f < frames; ++f) {
     const std::uint64_t v = 3ull * std::uint64_t(f);
     const std::uint32_t slot = kStamps * std::uint32_t(f);
-    bool ok = sem.vk_submit(vk.queue, {cmds[3 * f]}, v, v + 1).ok();
-    ok = ok && sem.vk_submit(vk.queue, {cmds[3 * f + 1]}, v + 1, v + 2).ok();
-    ok = ok && sem.vk_submit(vk.queue, {cmds[3 * f + 2]}, v + 2, v + 3).ok();
+    bool ok = sem.vk_submit(vk.queue(), {cmds[3 * f]}, v, v + 1).ok();
+    ok = ok && sem.vk_submit(vk.queue(), {cmds[3 * f + 1]}, v + 1, v + 2).ok();
+    ok = ok && sem.vk_submit(vk.queue(), {cmds[3 * f + 2]}, v + 2, v + 3).ok();
     ok = ok && sem.host_wait(v + 3, 10ull * 1000000000ull).ok();
     ok = ok && launch_globaltimer_stamp(d_stamps, slot + 4, stream) == cudaSuccess;
     ok = ok && launch_globaltimer_stamp(d_stamps, slot + 5, stream) == cudaSuccess;
@@ -428,7 +429,7 @@ ReferenceRow measure_references(const fs::HeadlessVulkan& vk, const ti::VulkanDe
   row.stamp_floor_us = summarize(floor_us);
   row.vulkan_to_vulkan_us = summarize(v2v);
   row.cuda_to_cuda_us = summarize(c2c);
-  vkFreeCommandBuffers(vk.device, vk.command_pool, std::uint32_t(cmds.size()), cmds.data());
+  vkFreeCommandBuffers(vk.device(), vk.command_pool(), std::uint32_t(cmds.size()), cmds.data());
   return row;
 }
 
@@ -453,21 +454,23 @@ int run_interop(const SuiteOptions& o) {
     }
   }
 
-  fs::HeadlessVulkan vk;
-  fs::HeadlessVulkan::Options vo;
-  vo.interop = true;
-  vo.shader_clock = true;
-  std::string why;
-  if (!vk.init(vo, &why)) {
-    std::fprintf(stderr, "tilesort-bench interop: no Vulkan device for interop: %s\n", why.c_str());
+  tilesort::vkbase::Context vk;
+  tilesort::vkbase::ComputeContextOptions vo;
+  vo.app_name = "tilesort-bench";
+  vo.device.extensions = ti::device_extensions();
+  vo.device.timeline_semaphore = tilesort::vkbase::Want::required;
+  vo.device.shader_device_clock = tilesort::vkbase::Want::if_offered;
+  const tilesort::Status made = tilesort::vkbase::create_compute_context(vo, &vk);
+  if (!made.ok()) {
+    std::fprintf(stderr, "tilesort-bench interop: no Vulkan device for interop: %s\n", made.what());
     return kExitNoInterop;
   }
   ti::VulkanDevice device;
   int cuda_device = -1;
   ti::DeviceMatchReport match;
-  if (!check(ti::check_device_support(vk.physical), "device support") ||
-      !check(ti::VulkanDevice::create(vk.instance, vk.physical, vk.device, &device), "VulkanDevice") ||
-      !check(ti::find_cuda_device(vk.physical, &cuda_device, &match), "device match"))
+  if (!check(ti::check_device_support(vk.physical()), "device support") ||
+      !check(ti::VulkanDevice::create(vk.instance(), vk.physical(), vk.device(), &device), "VulkanDevice") ||
+      !check(ti::find_cuda_device(vk.physical(), &cuda_device, &match), "device match"))
     return kExitNoInterop;
   BENCH_CUDA_CHECK(cudaSetDevice(cuda_device));
   cudaStream_t stream = nullptr;
@@ -481,7 +484,7 @@ int run_interop(const SuiteOptions& o) {
   }
   std::vector<HandoffRow> handoffs;
   ReferenceRow reference;
-  if (vk.shader_clock_enabled) {
+  if (vk.shader_clock_enabled()) {
     for (const HandoffMode& mode : kModes) {
       std::fprintf(stderr, "tilesort-bench interop: handoff %s, %d frames ...\n", mode.name, frames);
       handoffs.push_back(measure_handoff(vk, device, cuda_device, mode, frames, stream));
@@ -496,7 +499,7 @@ int run_interop(const SuiteOptions& o) {
   char line[512];
   md << "# tilesort-bench --suite interop\n\n"
      << "- commit: " << o.commit << "\n- date: " << o.date << "\n- device: " << o.device
-     << "\n- Vulkan device: " << vk.device_name << " (UUID " << ti::to_string(match.vulkan_uuid) << ", CUDA #"
+     << "\n- Vulkan device: " << vk.device_name() << " (UUID " << ti::to_string(match.vulkan_uuid) << ", CUDA #"
      << cuda_device << ")\n- command: `" << o.command_line << "`\n- method: u32 keys + u32 values, one tilesort "
      << "workspace; shared (VkBuffer memory imported into CUDA) and cudaMalloc timed alternately; median of "
      << o.reps << " after " << o.warmup << " warm-ups; copy = cudaMemcpyAsync D2D of the same key+value bytes.\n\n"
@@ -504,7 +507,7 @@ int run_interop(const SuiteOptions& o) {
      << "| workload | items | segments | copy ms | cudaMalloc ms (x copy) | shared ms (x copy) | shared / cudaMalloc |\n"
      << "|---|---|---|---|---|---|---|\n";
   js << "{\n  \"suite\": \"interop\",\n  \"commit\": \"" << o.commit << "\",\n  \"date\": \"" << o.date
-     << "\",\n  \"device\": \"" << o.device << "\",\n  \"vulkan_device\": \"" << vk.device_name
+     << "\",\n  \"device\": \"" << o.device << "\",\n  \"vulkan_device\": \"" << vk.device_name()
      << "\",\n  \"reps\": " << o.reps << ",\n  \"warmup\": " << o.warmup << ",\n  \"sort\": [";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const SortRow& r = rows[i];
@@ -530,7 +533,7 @@ int run_interop(const SuiteOptions& o) {
   }
   js << "\n  ],\n  \"handoff\": ";
   md << "\n## Handoff latency per frame (GPU real-time clock, one frame in flight)\n\n";
-  if (!vk.shader_clock_enabled) {
+  if (!vk.shader_clock_enabled()) {
     md << "skipped: the Vulkan device has no VK_KHR_shader_clock shaderDeviceClock\n";
     js << "{\"skipped\": \"no shaderDeviceClock\"}";
   } else {

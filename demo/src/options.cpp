@@ -27,6 +27,7 @@ const char* usage() {
          "  --no-vsync            present without waiting for vertical sync\n"
          "  --verify|--no-verify  check the last frame against the CPU reference (headless default: on)\n"
          "  --out PATH            image of the last frame (PPM; default: tilesort-demo.ppm beside the executable)\n"
+         "  --screenshot PATH     windowed, with --frames: the last frame's window contents, overlay included (PPM)\n"
          "  --device NAME         use the Vulkan device whose name contains NAME\n"
          "  --quiet               no per-frame lines\n"
          "  --sorter NAME         tilesort | 3dgs | cpu: what sorts the shown frame (default: tilesort with CUDA, else cpu)\n"
@@ -131,13 +132,14 @@ bool parse_options(int argc, char** argv, Options* o, std::string* error) {
       o->width = w;
       o->height = h;
       ++i;
-    } else if (a == "--out" || a == "--device" || a == "--sorter" || a == "--handoff" || a == "--sweep-out") {
+    } else if (a == "--out" || a == "--device" || a == "--sorter" || a == "--handoff" || a == "--sweep-out" ||
+               a == "--screenshot") {
       if (!next) {
         *error = a + " needs a value";
         return false;
       }
       std::string* field = a == "--out" ? &o->out : a == "--device" ? &o->device : a == "--sorter" ? &o->sorter
-                         : a == "--handoff" ? &o->handoff : &o->sweep_out;
+                         : a == "--handoff" ? &o->handoff : a == "--screenshot" ? &o->screenshot : &o->sweep_out;
       *field = next;
       ++i;
     } else {
@@ -168,6 +170,10 @@ bool parse_options(int argc, char** argv, Options* o, std::string* error) {
   }
   if (o->headless && o->window) {
     *error = "--headless and --window exclude each other";
+    return false;
+  }
+  if (!o->screenshot.empty() && (o->headless || !o->frames)) {
+    *error = "--screenshot needs the window and --frames N (it captures the last frame)";
     return false;
   }
   if (o->max_particles && o->max_particles < o->particles) {

@@ -38,6 +38,7 @@ struct Options {
   bool quiet = false;         // --quiet: no per-frame lines
   bool help = false;          // --help
   std::string out;            // --out PATH (default: beside the executable)
+  std::string screenshot;     // --screenshot PATH: windowed, the last frame's swapchain image (panel included)
   std::string device;         // --device NAME: a Vulkan device whose name contains NAME
   std::string sorter;         // --sorter tilesort|3dgs|cpu (empty: tilesort on the CUDA path, else cpu)
   int compare = -1;           // --compare / --no-compare: A/B of the CUDA sorters (default: on where possible)

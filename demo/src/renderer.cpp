@@ -47,6 +47,8 @@
 #include "timeline.hpp"
 #include "tilesort/binning.hpp"
 #include "tilesort/interop/interop.hpp"
+#include "tilesort/vkbase/context.hpp"
+#include "tilesort/vkbase/resources.hpp"
 #include "vk.hpp"
 
 namespace tilesort {
@@ -63,9 +65,6 @@ constexpr std::uint32_t kMinTileSize = 8;
 constexpr float kMaxRadiusPx = 40.0f;
 constexpr std::size_t kHistory = 120;  // frames the overlay's medians cover
 
-void ts_check(const Status& s, const char* what) {
-  if (!s.ok()) throw DemoError(std::string(what) + ": " + s.what());
-}
 void cuda_check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw DemoError(std::string(what) + " failed: " + cudaGetErrorString(e));
 }
@@ -121,25 +120,21 @@ bool write_text(const std::string& path, const std::string& text, std::string* e
 
 /// A binary semaphore, or a timeline semaphore starting at 0.
 Semaphore create_semaphore(VkDevice dev, bool timeline) {
-  VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
-  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-  VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-  info.pNext = timeline ? &type : nullptr;
-  VkSemaphore s = VK_NULL_HANDLE;
-  DEMO_VK(vkCreateSemaphore(dev, &info, nullptr, &s));
-  return Semaphore(dev, s);
+  Semaphore s;
+  ts_check(vkbase::create_semaphore(dev, timeline, &s), "semaphore");
+  return s;
 }
 
 /// A buffer Vulkan writes and the sort reads or writes: shared with CUDA on
 /// the GPU path, host-visible on the CPU path.
 struct RecordBuffer {
   ti::SharedBuffer shared;
-  OwnedBuffer plain;
-  VkBuffer vk() const { return shared.valid() ? shared.vk_buffer() : plain.buffer.get(); }
+  vkbase::Buffer plain;
+  VkBuffer vk() const { return shared.valid() ? shared.vk_buffer() : plain.get(); }
   template <class T>
   T* cuda() const { return shared.cuda_as<T>(); }
   template <class T>
-  T* host() const { return static_cast<T*>(plain.mapped); }
+  T* host() const { return plain.mapped_as<T>(); }
 };
 
 struct FrameStats {
@@ -173,10 +168,10 @@ class Renderer {
 
  private:
   // set-up
-  void create_instance();
-  void pick_device();
-  void create_device();
-  void create_buffer(OwnedBuffer* b, VkDeviceSize bytes, VkBufferUsageFlags usage, VkMemoryPropertyFlags want,
+  vkbase::Instance create_instance();
+  vkbase::PhysicalDevice pick_device(const vkbase::Instance& instance);
+  void create_device(vkbase::Instance instance, const vkbase::PhysicalDevice& physical);
+  void create_buffer(vkbase::Buffer* b, VkDeviceSize bytes, VkBufferUsageFlags usage, VkMemoryPropertyFlags want,
                      VkMemoryPropertyFlags fallback);
   void create_record_buffer(RecordBuffer* b, VkDeviceSize bytes);
   void create_resources();
@@ -188,10 +183,27 @@ class Renderer {
   void init_imgui();
   void draw_overlay();
   void handle_input(float dt);
+  /// Acquires a swapchain image for `slot` (recreating the swapchain when it is out of date).
+  std::uint32_t acquire(std::uint32_t slot);
+  void record_to_swapchain(VkCommandBuffer cmd, std::uint32_t swap_image, const FrameConstants& c);
+  void present(std::uint32_t swap_image);
+  void write_screenshot();
+  // the loops: headless runs a fixed number of frames, windowed until the window closes
+  int run_headless();
+  int run_windowed();
   // frame
   FrameConstants frame_constants(std::uint32_t num_particles, std::uint32_t tile_size) const;
   void record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c, std::uint64_t emitted_value);
   void record_draw(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c, std::int64_t swap_image);
+  /// Waits until `slot` is free (frame f - kSlots done), reads its last frame, and follows the sweep.
+  void reuse_slot(std::uint64_t f, std::uint32_t slot);
+  /// Host time since the previous frame (ms, -1 for the first), and advances the animation by `dt`.
+  double lap(std::uint64_t f, Clock::time_point* previous) const;
+  void advance(float dt);
+  /// The frame's constants, remembered in its slot.
+  FrameConstants begin_frame(std::uint64_t f, std::uint32_t slot, double frame_ms);
+  /// Emission (Vulkan), then the sort (CUDA or the host) of frame f.
+  void emit_and_sort(std::uint64_t f, std::uint32_t slot, const FrameConstants& c);
   void submit(VkCommandBuffer cmd, std::uint64_t wait_value, VkPipelineStageFlags wait_stage,
               std::uint64_t signal_value, VkSemaphore extra_wait = VK_NULL_HANDLE,
               VkPipelineStageFlags extra_wait_stage = 0, VkSemaphore extra_signal = VK_NULL_HANDLE);
@@ -218,24 +230,17 @@ class Renderer {
 #if TILESORT_DEMO_WINDOW
   GlfwSession glfw_;
 #endif
-  Instance instance_;
-  VkPhysicalDevice physical_ = VK_NULL_HANDLE;
-  VkPhysicalDeviceProperties props_{};
-  std::string path_;  // "GPU: ..." / "CPU fallback: ..."
+  vkbase::Context vk_;  // instance (+ surface), device, queue, command pool
+  std::string path_;    // "GPU: ..." / "CPU fallback: ..."
   bool gpu_ = false;
   int cuda_device_ = -1;
-  std::uint32_t family_ = 0;
-  Device device_;
-  VkQueue queue_ = VK_NULL_HANDLE;
   ti::VulkanDevice interop_device_;
 
   std::uint32_t max_particles_ = 0;
   std::uint32_t capacity_ = 0;
   RecordBuffer tile_ids_, keys_, ids_, sorted_keys_, sorted_ids_, offsets_, counters_;
-  OwnedBuffer splats_, stats_;
-  Image image_;
-  Memory image_memory_;
-  ImageView image_view_;
+  vkbase::Buffer splats_, stats_;
+  vkbase::Image image_;
 
   DescriptorSetLayout set_layout_;
   DescriptorPool descriptor_pool_;
@@ -247,7 +252,6 @@ class Renderer {
   ti::SharedWord emitted_word_;  // --handoff memory: Vulkan -> CUDA through a memory word
   Semaphore cpu_timeline_;
   std::uint64_t last_signalled_ = 0;
-  CommandPool command_pool_;
   std::array<VkCommandBuffer, kSlots> emit_cmd_{}, draw_cmd_{};
   QueryPool queries_;
   bool timestamps_ = false;
@@ -279,6 +283,9 @@ class Renderer {
   DescriptorPool imgui_pool_;
   bool imgui_ready_ = false;
   bool swapchain_dirty_ = false;
+  // --screenshot: the last frame's swapchain image, copied after the overlay.
+  vkbase::Buffer screenshot_;
+  bool capture_ = false, captured_ = false;
 
   // interactive state
   std::array<SlotState, kSlots> slots_;
@@ -294,7 +301,7 @@ class Renderer {
 
 Renderer::~Renderer() {
   // Nothing may still use the buffers when their owners (below) free them.
-  if (device_.device_ != VK_NULL_HANDLE) vkDeviceWaitIdle(device_.device_);
+  if (vk_.device() != VK_NULL_HANDLE) vkDeviceWaitIdle(vk_.device());
   if (stream_.s) cudaStreamSynchronize(stream_.s);
 #if TILESORT_DEMO_WINDOW
   if (imgui_ready_) {
@@ -327,11 +334,11 @@ void Renderer::init(const std::string& why_headless) {
 #if TILESORT_DEMO_WINDOW
   if (!headless_) create_window();
 #endif
-  create_instance();
-  pick_device();
+  vkbase::Instance instance = create_instance();
+  const vkbase::PhysicalDevice physical = pick_device(instance);
   std::string error;
   if (!choose_sorters(opt_.sorter, opt_.compare, gpu_, &sorters_, &error)) throw DemoError(error, kExitNoGpuPath);
-  create_device();
+  create_device(std::move(instance), physical);
   create_resources();
   create_pipelines();
   create_sync();
@@ -346,7 +353,7 @@ void Renderer::init(const std::string& why_headless) {
     std::printf("tilesort-demo: window %ux%u (swapchain %ux%u, %s)\n", opt_.width, opt_.height, swap_extent_.width,
                 swap_extent_.height, vsync_ ? "vsync" : "no vsync");
 #endif
-  std::printf("tilesort-demo: Vulkan device: %s\n", props_.deviceName);
+  std::printf("tilesort-demo: Vulkan device: %s\n", vk_.device_name());
   std::printf("tilesort-demo: sort path: %s\n", path_.c_str());
   if (gpu_)
     std::printf("tilesort-demo: handoff Vulkan -> CUDA: %s\n",
@@ -364,85 +371,47 @@ void Renderer::init(const std::string& why_headless) {
   std::fflush(stdout);
 }
 
-void Renderer::create_instance() {
-  std::vector<const char*> extensions = ti::instance_extensions();
+vkbase::Instance Renderer::create_instance() {
+  vkbase::InstanceOptions options;
+  options.app_name = "tilesort-demo";
+  options.api_version = ti::kMinVulkanApiVersion;
+  options.extensions = ti::instance_extensions();
 #if TILESORT_DEMO_WINDOW
   if (!headless_) {
     std::uint32_t n = 0;
     const char** glfw_ext = glfwGetRequiredInstanceExtensions(&n);
     if (!glfw_ext) throw DemoError("GLFW found no Vulkan surface extensions: " + g_glfw_error);
-    extensions.insert(extensions.end(), glfw_ext, glfw_ext + n);
+    options.extensions.insert(options.extensions.end(), glfw_ext, glfw_ext + n);
   }
 #endif
-  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-  app.pApplicationName = "tilesort-demo";
-  app.apiVersion = ti::kMinVulkanApiVersion;
-  VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-  info.pApplicationInfo = &app;
-  info.enabledExtensionCount = std::uint32_t(extensions.size());
-  info.ppEnabledExtensionNames = extensions.data();
-  const VkResult r = vkCreateInstance(&info, nullptr, &instance_.instance_);
-  if (r == VK_ERROR_INCOMPATIBLE_DRIVER || r == VK_ERROR_INITIALIZATION_FAILED) {
-    instance_.instance_ = VK_NULL_HANDLE;
-    throw DemoError(std::string("no Vulkan driver (vkCreateInstance: ") + ti::to_string(r) + ")", kExitNoVulkan);
-  }
-  vk_check(r, "vkCreateInstance");
+  vkbase::Instance instance;
+  const Status s = vkbase::create_instance(options, &instance);
+  if (s.code() == StatusCode::missing_vulkan_support) throw DemoError(s.what(), kExitNoVulkan);
+  ts_check(s, "vkbase::create_instance");
 #if TILESORT_DEMO_WINDOW
-  if (!headless_) DEMO_VK(glfwCreateWindowSurface(instance_.instance_, glfw_.window, nullptr, &instance_.surface_));
+  if (!headless_) {
+    VkSurfaceKHR surface = VK_NULL_HANDLE;
+    DEMO_VK(glfwCreateWindowSurface(instance.get(), glfw_.window, nullptr, &surface));
+    instance.adopt_surface(surface);
+  }
 #endif
+  return instance;
 }
 
-void Renderer::pick_device() {
-  std::uint32_t count = 0;
-  DEMO_VK(vkEnumeratePhysicalDevices(instance_.instance_, &count, nullptr));
-  std::vector<VkPhysicalDevice> devices(count);
-  if (count) DEMO_VK(vkEnumeratePhysicalDevices(instance_.instance_, &count, devices.data()));
-  if (devices.empty()) throw DemoError("no Vulkan physical device", kExitNoVulkan);
-
-  struct Candidate {
-    VkPhysicalDevice device;
-    VkPhysicalDeviceProperties props;
-    std::uint32_t family;
-  };
-  std::vector<Candidate> candidates;
-  std::string rejected;
-  for (VkPhysicalDevice d : devices) {
-    VkPhysicalDeviceProperties p{};
-    vkGetPhysicalDeviceProperties(d, &p);
-    const std::string name = p.deviceName;
-    if (!opt_.device.empty() && name.find(opt_.device) == std::string::npos) continue;
-    VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-    VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    f2.pNext = &f12;
-    if (p.apiVersion >= VK_API_VERSION_1_2) vkGetPhysicalDeviceFeatures2(d, &f2);
-    if (p.apiVersion < VK_API_VERSION_1_2 || !f12.timelineSemaphore) {
-      rejected += "\n  " + name + ": needs Vulkan 1.2 with timeline semaphores";
-      continue;
-    }
-    std::uint32_t nf = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(d, &nf, nullptr);
-    std::vector<VkQueueFamilyProperties> families(nf);
-    vkGetPhysicalDeviceQueueFamilyProperties(d, &nf, families.data());
-    std::int64_t chosen = -1;
-    for (std::uint32_t i = 0; i < nf && chosen < 0; ++i) {
-      const VkQueueFlags need = headless_ ? VK_QUEUE_COMPUTE_BIT : (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT);
-      if ((families[i].queueFlags & need) != need) continue;
-      if (!headless_) {
-        VkBool32 present = VK_FALSE;
-        DEMO_VK(vkGetPhysicalDeviceSurfaceSupportKHR(d, i, instance_.surface_, &present));
-        if (!present) continue;
-      }
-      chosen = i;
-    }
-    if (chosen < 0) {
-      rejected += "\n  " + name + (headless_ ? ": no compute queue" : ": no queue with graphics, compute and present");
-      continue;
-    }
-    candidates.push_back({d, p, std::uint32_t(chosen)});
-  }
-  if (candidates.empty())
-    throw DemoError("no usable Vulkan device" + (opt_.device.empty() ? "" : " named '" + opt_.device + "'") + rejected,
+vkbase::PhysicalDevice Renderer::pick_device(const vkbase::Instance& instance) {
+  vkbase::DeviceRequirements need;
+  need.timeline_semaphore = true;
+  need.queue_flags = headless_ ? VK_QUEUE_COMPUTE_BIT : (VK_QUEUE_COMPUTE_BIT | VK_QUEUE_GRAPHICS_BIT);
+  need.present_surface = instance.surface();
+  need.name_contains = opt_.device;
+  vkbase::DeviceSelection found;
+  ts_check(vkbase::select_physical_devices(instance.get(), need, &found), "vkbase::select_physical_devices");
+  if (found.usable.empty()) {
+    if (found.rejected.empty() && opt_.device.empty()) throw DemoError("no Vulkan physical device", kExitNoVulkan);
+    throw DemoError("no usable Vulkan device" + (opt_.device.empty() ? "" : " named '" + opt_.device + "'") +
+                        found.rejected_lines(),
                     kExitNoVulkan);
+  }
 
   // The GPU path needs a CUDA device that is the same GPU as a Vulkan
   // device (by UUID) with the interop extensions; otherwise the CPU sorts.
@@ -456,96 +425,45 @@ void Renderer::pick_device() {
       why_cpu = std::string("no CUDA device (") + (e != cudaSuccess ? cudaGetErrorString(e) : "0 devices") + ")";
       cudaGetLastError();  // clear the sticky-free error so later CUDA calls are unaffected
     } else {
-      for (const Candidate& c : candidates) {
-        const Status support = ti::check_device_support(c.device);
+      for (const vkbase::PhysicalDevice& c : found.usable) {
+        const Status support = ti::check_device_support(c.handle);
         int cuda = -1;
-        const Status match = support.ok() ? ti::find_cuda_device(c.device, &cuda) : support;
+        const Status match = support.ok() ? ti::find_cuda_device(c.handle, &cuda) : support;
         if (match.ok()) {
-          physical_ = c.device;
-          props_ = c.props;
-          family_ = c.family;
           cuda_device_ = cuda;
           gpu_ = true;
           cudaDeviceProp cp{};
           cuda_check(cudaGetDeviceProperties(&cp, cuda), "cudaGetDeviceProperties");
           path_ = std::string("GPU: CUDA device ") + std::to_string(cuda) + " (" + cp.name +
                   "), shared buffers + timeline semaphore via tilesort::interop";
-          return;
+          return c;
         }
-        why_cpu += (why_cpu.empty() ? "" : "; ") + std::string(c.props.deviceName) + ": " + match.what();
+        why_cpu += (why_cpu.empty() ? "" : "; ") + std::string(c.name()) + ": " + match.what();
       }
     }
   }
   if (opt_.gpu) throw DemoError("--gpu: the CUDA sort path is unavailable: " + why_cpu, kExitNoGpuPath);
   // CPU path: prefer a real GPU for Vulkan, else whatever there is (lavapipe).
-  const Candidate* pick = &candidates.front();
-  for (const Candidate& c : candidates)
-    if (c.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU ||
-        c.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU) {
-      pick = &c;
-      break;
-    }
-  physical_ = pick->device;
-  props_ = pick->props;
-  family_ = pick->family;
   path_ = "CPU fallback: stable counting sort by tile + per-tile depth sort on the host, " +
           std::to_string(std::max(1u, std::min(16u, std::thread::hardware_concurrency()))) + " threads (" + why_cpu +
           ")";
+  return *found.preferred();
 }
 
-void Renderer::create_device() {
-  std::vector<const char*> extensions;
-  if (gpu_) extensions = ti::device_extensions();
-  if (!headless_) extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
-  const float priority = 1.0f;
-  VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-  queue_info.queueFamilyIndex = family_;
-  queue_info.queueCount = 1;
-  queue_info.pQueuePriorities = &priority;
-  VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-  ti::RequiredFeatures interop_features;  // timelineSemaphore, what interop needs
-  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-  f12.timelineSemaphore = VK_TRUE;
-  info.pNext = gpu_ ? interop_features.chain() : static_cast<void*>(&f12);
-  info.queueCreateInfoCount = 1;
-  info.pQueueCreateInfos = &queue_info;
-  info.enabledExtensionCount = std::uint32_t(extensions.size());
-  info.ppEnabledExtensionNames = extensions.data();
-  DEMO_VK(vkCreateDevice(physical_, &info, nullptr, &device_.device_));
-  vkGetDeviceQueue(device_.device_, family_, 0, &queue_);
+void Renderer::create_device(vkbase::Instance instance, const vkbase::PhysicalDevice& physical) {
+  vkbase::DeviceOptions options;
+  if (gpu_) options.extensions = ti::device_extensions();
+  if (!headless_) options.extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+  options.timeline_semaphore = vkbase::Want::required;  // what interop needs, and the frame's own timeline
+  ts_check(vkbase::Context::create(std::move(instance), physical, options, &vk_), "vkbase::Context::create");
   if (gpu_)
-    ts_check(ti::VulkanDevice::create(instance_.instance_, physical_, device_.device_, &interop_device_),
+    ts_check(ti::VulkanDevice::create(vk_.instance(), vk_.physical(), vk_.device(), &interop_device_),
              "tilesort::interop::VulkanDevice::create");
 }
 
-void Renderer::create_buffer(OwnedBuffer* b, VkDeviceSize bytes, VkBufferUsageFlags usage,
+void Renderer::create_buffer(vkbase::Buffer* b, VkDeviceSize bytes, VkBufferUsageFlags usage,
                              VkMemoryPropertyFlags want, VkMemoryPropertyFlags fallback) {
-  const VkDevice dev = device_.device_;
-  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-  info.size = bytes;
-  info.usage = usage;
-  VkBuffer buffer = VK_NULL_HANDLE;
-  DEMO_VK(vkCreateBuffer(dev, &info, nullptr, &buffer));
-  b->buffer = Buffer(dev, buffer);
-  VkMemoryRequirements req{};
-  vkGetBufferMemoryRequirements(dev, buffer, &req);
-  VkPhysicalDeviceMemoryProperties mem{};
-  vkGetPhysicalDeviceMemoryProperties(physical_, &mem);
-  std::int64_t type = -1;
-  for (VkMemoryPropertyFlags flags : {want, fallback})
-    for (std::uint32_t i = 0; i < mem.memoryTypeCount && type < 0; ++i)
-      if ((req.memoryTypeBits & (1u << i)) && (mem.memoryTypes[i].propertyFlags & flags) == flags) type = i;
-  if (type < 0) throw DemoError("no memory type for a " + std::to_string(bytes) + "-byte buffer");
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = std::uint32_t(type);
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-  DEMO_VK(vkAllocateMemory(dev, &alloc, nullptr, &memory));
-  b->memory = Memory(dev, memory);
-  DEMO_VK(vkBindBufferMemory(dev, buffer, memory, 0));
-  b->size = bytes;
-  if (mem.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
-    DEMO_VK(vkMapMemory(dev, memory, 0, VK_WHOLE_SIZE, 0, &b->mapped));
+  ts_check(vkbase::Buffer::create(vk_, bytes, usage, want, fallback, b), "buffer");
 }
 
 void Renderer::create_record_buffer(RecordBuffer* b, VkDeviceSize bytes) {
@@ -569,50 +487,11 @@ void Renderer::create_resources() {
       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   create_buffer(&splats_, VkDeviceSize(max_particles_) * sizeof(Splat), kStorage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
                 0);
-  constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  create_buffer(&stats_, kSlots * sizeof(Counters), kStorage, kHost, kHost);
+  create_buffer(&stats_, kSlots * sizeof(Counters), kStorage, vkbase::kHostMemory, vkbase::kHostMemory);
 
-  const VkDevice dev = device_.device_;
-  VkImageCreateInfo image{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
-  image.imageType = VK_IMAGE_TYPE_2D;
-  image.format = VK_FORMAT_R8G8B8A8_UNORM;
-  image.extent = {opt_.width, opt_.height, 1};
-  image.mipLevels = 1;
-  image.arrayLayers = 1;
-  image.samples = VK_SAMPLE_COUNT_1_BIT;
-  image.tiling = VK_IMAGE_TILING_OPTIMAL;
-  image.usage = VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
-  VkImage img = VK_NULL_HANDLE;
-  DEMO_VK(vkCreateImage(dev, &image, nullptr, &img));
-  image_ = Image(dev, img);
-  VkMemoryRequirements req{};
-  vkGetImageMemoryRequirements(dev, img, &req);
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  alloc.allocationSize = req.size;
-  VkPhysicalDeviceMemoryProperties mem{};
-  vkGetPhysicalDeviceMemoryProperties(physical_, &mem);
-  std::int64_t type = -1;
-  for (std::uint32_t i = 0; i < mem.memoryTypeCount && type < 0; ++i)
-    if (req.memoryTypeBits & (1u << i)) type = i;  // the first allowed; device-local first on every driver we know
-  for (std::uint32_t i = 0; i < mem.memoryTypeCount; ++i)
-    if ((req.memoryTypeBits & (1u << i)) && (mem.memoryTypes[i].propertyFlags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) {
-      type = i;
-      break;
-    }
-  if (type < 0) throw DemoError("no memory type for the render target");
-  alloc.memoryTypeIndex = std::uint32_t(type);
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-  DEMO_VK(vkAllocateMemory(dev, &alloc, nullptr, &memory));
-  image_memory_ = Memory(dev, memory);
-  DEMO_VK(vkBindImageMemory(dev, img, memory, 0));
-  VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
-  view.image = img;
-  view.viewType = VK_IMAGE_VIEW_TYPE_2D;
-  view.format = image.format;
-  view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  VkImageView v = VK_NULL_HANDLE;
-  DEMO_VK(vkCreateImageView(dev, &view, nullptr, &v));
-  image_view_ = ImageView(dev, v);
+  ts_check(vkbase::Image::create(vk_, VK_FORMAT_R8G8B8A8_UNORM, {opt_.width, opt_.height},
+                                 VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, &image_),
+           "render target");
 
   if (!gpu_) {
     cpu_keys_.resize(capacity_);
@@ -632,7 +511,7 @@ void Renderer::create_resources() {
 }
 
 void Renderer::create_pipelines() {
-  const VkDevice dev = device_.device_;
+  const VkDevice dev = vk_.device();
   std::array<VkDescriptorSetLayoutBinding, 8> bindings{};
   for (std::uint32_t i = 0; i < bindings.size(); ++i) {
     bindings[i].binding = i;
@@ -661,7 +540,7 @@ void Renderer::create_pipelines() {
   alloc.pSetLayouts = set_layout_.ptr();
   DEMO_VK(vkAllocateDescriptorSets(dev, &alloc, &set_));
 
-  const VkBuffer buffers[7] = {splats_.buffer, tile_ids_.vk(), keys_.vk(), ids_.vk(),
+  const VkBuffer buffers[7] = {splats_.get(), tile_ids_.vk(), keys_.vk(), ids_.vk(),
                                counters_.vk(), sorted_ids_.vk(), offsets_.vk()};
   std::array<VkDescriptorBufferInfo, 7> infos{};
   std::array<VkWriteDescriptorSet, 8> writes{};
@@ -674,7 +553,7 @@ void Renderer::create_pipelines() {
     writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     writes[i].pBufferInfo = &infos[i];
   }
-  const VkDescriptorImageInfo image_info{VK_NULL_HANDLE, image_view_, VK_IMAGE_LAYOUT_GENERAL};
+  const VkDescriptorImageInfo image_info{VK_NULL_HANDLE, image_.view(), VK_IMAGE_LAYOUT_GENERAL};
   writes[7] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
   writes[7].dstSet = set_;
   writes[7].dstBinding = 7;
@@ -683,32 +562,10 @@ void Renderer::create_pipelines() {
   writes[7].pImageInfo = &image_info;
   vkUpdateDescriptorSets(dev, std::uint32_t(writes.size()), writes.data(), 0, nullptr);
 
-  const VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof(FrameConstants)};
-  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  layout_info.setLayoutCount = 1;
-  layout_info.pSetLayouts = set_layout_.ptr();
-  layout_info.pushConstantRangeCount = 1;
-  layout_info.pPushConstantRanges = &push;
-  VkPipelineLayout pl = VK_NULL_HANDLE;
-  DEMO_VK(vkCreatePipelineLayout(dev, &layout_info, nullptr, &pl));
-  pipeline_layout_ = PipelineLayout(dev, pl);
-
+  ts_check(vkbase::create_pipeline_layout(dev, set_layout_, sizeof(FrameConstants), &pipeline_layout_),
+           "pipeline layout");
   auto make = [&](demo_shaders::Spirv code, Pipeline* out) {
-    VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    module_info.codeSize = code.count * 4;
-    module_info.pCode = code.words;
-    VkShaderModule m = VK_NULL_HANDLE;
-    DEMO_VK(vkCreateShaderModule(dev, &module_info, nullptr, &m));
-    const ShaderModule module(dev, m);
-    VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-    info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-    info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-    info.stage.module = module;
-    info.stage.pName = "main";
-    info.layout = pipeline_layout_;
-    VkPipeline p = VK_NULL_HANDLE;
-    DEMO_VK(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &info, nullptr, &p));
-    *out = Pipeline(dev, p);
+    ts_check(vkbase::create_compute_pipeline(dev, pipeline_layout_, code.words, code.count, out), "compute pipeline");
   };
   make(demo_shaders::emit(), &emit_);
   make(demo_shaders::finalize(), &finalize_);
@@ -716,7 +573,7 @@ void Renderer::create_pipelines() {
 }
 
 void Renderer::create_sync() {
-  const VkDevice dev = device_.device_;
+  const VkDevice dev = vk_.device();
   if (gpu_) {
     ts_check(ti::SharedTimelineSemaphore::create(interop_device_, cuda_device_, 0, &shared_timeline_),
              "SharedTimelineSemaphore::create");
@@ -725,26 +582,17 @@ void Renderer::create_sync() {
   } else {
     cpu_timeline_ = create_semaphore(dev, true);
   }
-  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  pool_info.queueFamilyIndex = family_;
-  VkCommandPool pool = VK_NULL_HANDLE;
-  DEMO_VK(vkCreateCommandPool(dev, &pool_info, nullptr, &pool));
-  command_pool_ = CommandPool(dev, pool);
-  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  alloc.commandPool = pool;
-  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  alloc.commandBufferCount = kSlots;
-  DEMO_VK(vkAllocateCommandBuffers(dev, &alloc, emit_cmd_.data()));
-  DEMO_VK(vkAllocateCommandBuffers(dev, &alloc, draw_cmd_.data()));
+  ts_check(vk_.allocate_command_buffers(kSlots, emit_cmd_.data()), "emission command buffers");
+  ts_check(vk_.allocate_command_buffers(kSlots, draw_cmd_.data()), "composite command buffers");
 
   // Timestamps for the two Vulkan passes, where the queue has them.
   std::uint32_t nf = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nf, nullptr);
+  vkGetPhysicalDeviceQueueFamilyProperties(vk_.physical(), &nf, nullptr);
   std::vector<VkQueueFamilyProperties> families(nf);
-  vkGetPhysicalDeviceQueueFamilyProperties(physical_, &nf, families.data());
-  const std::uint32_t bits = families[family_].timestampValidBits;
-  if (bits > 0 && props_.limits.timestampPeriod > 0.0f) {
+  vkGetPhysicalDeviceQueueFamilyProperties(vk_.physical(), &nf, families.data());
+  const std::uint32_t bits = families[vk_.queue_family()].timestampValidBits;
+  const float period = vk_.properties().limits.timestampPeriod;
+  if (bits > 0 && period > 0.0f) {
     VkQueryPoolCreateInfo q{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     q.queryType = VK_QUERY_TYPE_TIMESTAMP;
     q.queryCount = kSlots * kQueriesPerFrame;
@@ -752,7 +600,7 @@ void Renderer::create_sync() {
     DEMO_VK(vkCreateQueryPool(dev, &q, nullptr, &qp));
     queries_ = QueryPool(dev, qp);
     timestamps_ = true;
-    timestamp_ns_ = props_.limits.timestampPeriod;
+    timestamp_ns_ = period;
     timestamp_mask_ = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
   }
   if (!headless_)
@@ -779,30 +627,8 @@ FrameConstants Renderer::frame_constants(std::uint32_t num_particles, std::uint3
   return c;
 }
 
-namespace {
-void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src,
-                    VkPipelineStageFlags dst_stage, VkAccessFlags dst) {
-  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
-  b.srcAccessMask = src;
-  b.dstAccessMask = dst;
-  vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &b, 0, nullptr, 0, nullptr);
-}
-void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to,
-                   VkPipelineStageFlags src_stage, VkAccessFlags src, VkPipelineStageFlags dst_stage,
-                   VkAccessFlags dst) {
-  VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
-  b.srcAccessMask = src;
-  b.dstAccessMask = dst;
-  b.oldLayout = from;
-  b.newLayout = to;
-  b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
-  b.image = image;
-  b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 0, nullptr, 0, nullptr, 1, &b);
-}
-std::uint32_t groups(std::uint32_t n, std::uint32_t size) { return (n + size - 1) / size; }
-}  // namespace
+using vkbase::image_barrier;
+using vkbase::memory_barrier;
 
 void Renderer::record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameConstants& c,
                            std::uint64_t emitted_value) {
@@ -822,7 +648,7 @@ void Renderer::record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameC
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set_, 0, nullptr);
   vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof c, &c);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, emit_);
-  vkCmdDispatch(cmd, groups(c.num_particles, 256), 1, 1);
+  vkCmdDispatch(cmd, vkbase::groups_for(c.num_particles, 256), 1, 1);
   memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, finalize_);
@@ -857,45 +683,8 @@ void Renderer::record_draw(VkCommandBuffer cmd, std::uint32_t slot, const FrameC
   memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
                  VK_ACCESS_TRANSFER_READ_BIT);
   const VkBufferCopy stats{0, VkDeviceSize(slot) * sizeof(Counters), sizeof(Counters)};
-  vkCmdCopyBuffer(cmd, counters_.vk(), stats_.buffer, 1, &stats);
-#if TILESORT_DEMO_WINDOW
-  if (swap_image >= 0) {
-    const VkImage target = swap_images_[std::size_t(swap_image)];
-    image_barrier(cmd, target, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                  VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
-    const VkClearColorValue black{{0.0f, 0.0f, 0.0f, 1.0f}};
-    const VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    vkCmdClearColorImage(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &black, 1, &range);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                   VK_ACCESS_TRANSFER_WRITE_BIT);
-    // Aspect-preserving fit of the render target into the window.
-    const float scale = std::min(float(swap_extent_.width) / float(c.width), float(swap_extent_.height) / float(c.height));
-    const std::int32_t w = std::max(1, std::int32_t(float(c.width) * scale));
-    const std::int32_t h = std::max(1, std::int32_t(float(c.height) * scale));
-    const std::int32_t x = (std::int32_t(swap_extent_.width) - w) / 2, y = (std::int32_t(swap_extent_.height) - h) / 2;
-    VkImageBlit blit{};
-    blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    blit.srcOffsets[1] = {std::int32_t(c.width), std::int32_t(c.height), 1};
-    blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    blit.dstOffsets[0] = {x, y, 0};
-    blit.dstOffsets[1] = {x + w, y + h, 1};
-    vkCmdBlitImage(cmd, image_, VK_IMAGE_LAYOUT_GENERAL, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit,
-                   VK_FILTER_LINEAR);
-    image_barrier(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                  VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-                  VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
-    VkRenderPassBeginInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-    rp.renderPass = render_pass_;
-    rp.framebuffer = framebuffers_[std::size_t(swap_image)];
-    rp.renderArea.extent = swap_extent_;
-    vkCmdBeginRenderPass(cmd, &rp, VK_SUBPASS_CONTENTS_INLINE);
-    ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), cmd);
-    vkCmdEndRenderPass(cmd);  // leaves the image in PRESENT_SRC_KHR
-  }
-#else
-  (void)swap_image;
-#endif
+  vkCmdCopyBuffer(cmd, counters_.vk(), stats_, 1, &stats);
+  if (swap_image >= 0) record_to_swapchain(cmd, std::uint32_t(swap_image), c);
   memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                  VK_ACCESS_HOST_READ_BIT);
   if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, q + 3);
@@ -935,7 +724,7 @@ void Renderer::submit(VkCommandBuffer cmd, std::uint64_t wait_value, VkPipelineS
   info.pCommandBuffers = &cmd;
   info.signalSemaphoreCount = ns;
   info.pSignalSemaphores = signals;
-  DEMO_VK(vkQueueSubmit(queue_, 1, &info, VK_NULL_HANDLE));
+  DEMO_VK(vkQueueSubmit(vk_.queue(), 1, &info, VK_NULL_HANDLE));
   // Tell the interop ordering guard, so CUDA may now wait for this value.
   if (gpu_) ts_check(shared_timeline_.declare_vulkan_signal(signal_value), "declare_vulkan_signal");
   last_signalled_ = signal_value;
@@ -947,7 +736,7 @@ void Renderer::host_wait(std::uint64_t value) {
   info.semaphoreCount = 1;
   info.pSemaphores = &s;
   info.pValues = &value;
-  const VkResult r = vkWaitSemaphores(device_.device_, &info, kWaitTimeoutNs);
+  const VkResult r = vkWaitSemaphores(vk_.device(), &info, kWaitTimeoutNs);
   if (r == VK_TIMEOUT) throw DemoError("timeline value " + std::to_string(value) + " not reached in 20 s (GPU hang?)");
   vk_check(r, "vkWaitSemaphores");
 }
@@ -1002,7 +791,7 @@ void Renderer::sort_frame(std::uint64_t frame, std::uint32_t slot, const FrameCo
   VkSemaphoreSignalInfo signal{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
   signal.semaphore = cpu_timeline_;
   signal.value = t.sorted();
-  DEMO_VK(vkSignalSemaphore(device_.device_, &signal));
+  DEMO_VK(vkSignalSemaphore(vk_.device(), &signal));
   last_signalled_ = t.sorted();
 }
 
@@ -1012,11 +801,11 @@ void Renderer::collect(std::uint32_t slot) {
   s.in_use = false;
   FrameStats st;
   st.frame = s.frame;
-  std::memcpy(&st.counters, static_cast<const char*>(stats_.mapped) + slot * sizeof(Counters), sizeof(Counters));
+  std::memcpy(&st.counters, stats_.mapped_as<const char>() + slot * sizeof(Counters), sizeof(Counters));
   st.frame_ms = s.frame_ms;
   if (timestamps_) {
     std::uint64_t t[kQueriesPerFrame] = {};
-    const VkResult r = vkGetQueryPoolResults(device_.device_, queries_, slot * kQueriesPerFrame, kQueriesPerFrame,
+    const VkResult r = vkGetQueryPoolResults(vk_.device(), queries_, slot * kQueriesPerFrame, kQueriesPerFrame,
                                              sizeof t, t, sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT);
     if (r == VK_SUCCESS) {
       st.emit_ms = double((t[1] - t[0]) & timestamp_mask_) * timestamp_ns_ * 1e-6;
@@ -1054,93 +843,64 @@ void Renderer::collect(std::uint32_t slot) {
   }
 }
 
-int Renderer::run() {
-  // A headless sweep runs until its last point is measured.
-  const bool headless_sweep = headless_ && sweep_.active();
-  const std::uint64_t frames = headless_sweep ? 0 : opt_.frames ? opt_.frames : (headless_ ? 120 : 0);
+int Renderer::run() { return headless_ ? run_headless() : run_windowed(); }
+
+void Renderer::reuse_slot(std::uint64_t f, std::uint32_t slot) {
+  if (f >= kSlots) host_wait(FrameTimeline{f - kSlots}.done());
+  collect(slot);
+  if (sweep_.active()) {
+    particles_ = std::min(sweep_.current().particles, max_particles_);
+    tile_size_ = sweep_.current().tile_size;
+  }
+}
+
+double Renderer::lap(std::uint64_t f, Clock::time_point* previous) const {
+  const auto now = Clock::now();
+  const double ms = f ? std::chrono::duration<double, std::milli>(now - *previous).count() : -1.0;
+  *previous = now;
+  return ms;
+}
+
+void Renderer::advance(float dt) {
+  if (!paused_) time_ += dt;
+  if (!paused_ && auto_rotate_) yaw_ += 0.12f * dt;
+}
+
+FrameConstants Renderer::begin_frame(std::uint64_t f, std::uint32_t slot, double frame_ms) {
+  const FrameConstants c = frame_constants(particles_, tile_size_);
+  SlotState& s = slots_[slot];
+  s.frame = f;
+  s.in_use = true;
+  s.sort_depth = sort_depth_;
+  s.sorters = sorters_;
+  s.constants = c;
+  s.frame_ms = frame_ms;
+  return c;
+}
+
+void Renderer::emit_and_sort(std::uint64_t f, std::uint32_t slot, const FrameConstants& c) {
+  const FrameTimeline t{f};
+  record_emit(emit_cmd_[slot], slot, c, t.emitted());
+  submit(emit_cmd_[slot], t.start(), VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, t.emitted());
+  sort_frame(f, slot, c, sort_depth_);
+}
+
+int Renderer::run_headless() {
+  // A sweep runs until its last point is measured; otherwise --frames (120).
+  const bool sweep = sweep_.active();
+  const std::uint64_t frames = sweep ? 0 : opt_.frames ? opt_.frames : 120;
   std::uint64_t f = 0;
   auto previous = Clock::now();
-  for (;; ++f) {
-#if TILESORT_DEMO_WINDOW
-    if (!headless_) {
-      glfwPollEvents();
-      if (glfwWindowShouldClose(glfw_.window)) break;
-    }
-#endif
-    if (frames && f >= frames) break;
+  for (; !frames || f < frames; ++f) {
     const std::uint32_t slot = std::uint32_t(f % kSlots);
-    if (f >= kSlots) host_wait(FrameTimeline{f - kSlots}.done());
-    collect(slot);
-    if (headless_sweep && !sweep_.active()) break;
-    if (sweep_.active()) {
-      particles_ = std::min(sweep_.current().particles, max_particles_);
-      tile_size_ = sweep_.current().tile_size;
-    }
-
-    const auto now = Clock::now();
-    const float dt = headless_ ? 1.0f / 60.0f : std::min(0.1f, std::chrono::duration<float>(now - previous).count());
-    const double frame_ms = f ? std::chrono::duration<double, std::milli>(now - previous).count() : -1.0;
-    previous = now;
-#if TILESORT_DEMO_WINDOW
-    std::int64_t swap_image = -1;
-    if (!headless_) {
-      handle_input(dt);
-      int fw = 0, fh = 0;
-      glfwGetFramebufferSize(glfw_.window, &fw, &fh);
-      while ((fw == 0 || fh == 0) && !glfwWindowShouldClose(glfw_.window)) {  // minimised
-        glfwWaitEvents();
-        glfwGetFramebufferSize(glfw_.window, &fw, &fh);
-      }
-      for (int attempt = 0; swap_image < 0; ++attempt) {
-        if (swapchain_dirty_ || attempt > 0) create_swapchain();
-        std::uint32_t index = 0;
-        const VkResult r = vkAcquireNextImageKHR(device_.device_, swapchain_, UINT64_MAX, acquired_[slot], VK_NULL_HANDLE,
-                                                 &index);
-        if (r == VK_ERROR_OUT_OF_DATE_KHR && attempt < 3) continue;
-        if (r != VK_SUBOPTIMAL_KHR) vk_check(r, "vkAcquireNextImageKHR");
-        swap_image = index;
-      }
-      draw_overlay();
-    }
-#else
-    const std::int64_t swap_image = -1;
-    (void)dt;
-#endif
-    if (!paused_) time_ += dt;
-    if (!paused_ && auto_rotate_) yaw_ += 0.12f * dt;
-
-    const FrameConstants c = frame_constants(particles_, tile_size_);
-    SlotState& s = slots_[slot];
-    s.frame = f;
-    s.in_use = true;
-    s.sort_depth = sort_depth_;
-    s.sorters = sorters_;
-    s.constants = c;
-    s.frame_ms = frame_ms;
-
+    reuse_slot(f, slot);
+    if (sweep && !sweep_.active()) break;
+    const double frame_ms = lap(f, &previous);
+    advance(1.0f / 60.0f);  // fixed steps: the same frames on every machine
+    const FrameConstants c = begin_frame(f, slot, frame_ms);
+    emit_and_sort(f, slot, c);
+    record_draw(draw_cmd_[slot], slot, c, -1);
     const FrameTimeline t{f};
-    record_emit(emit_cmd_[slot], slot, c, t.emitted());
-    submit(emit_cmd_[slot], t.start(), VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, t.emitted());
-    sort_frame(f, slot, c, sort_depth_);
-    record_draw(draw_cmd_[slot], slot, c, swap_image);
-#if TILESORT_DEMO_WINDOW
-    if (swap_image >= 0) {
-      const VkSemaphore done = render_done_[std::size_t(swap_image)];
-      submit(draw_cmd_[slot], t.sorted(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, t.done(), acquired_[slot],
-             VK_PIPELINE_STAGE_TRANSFER_BIT, done);
-      VkPresentInfoKHR present{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
-      present.waitSemaphoreCount = 1;
-      present.pWaitSemaphores = &done;
-      present.swapchainCount = 1;
-      present.pSwapchains = swapchain_.ptr();
-      const std::uint32_t index = std::uint32_t(swap_image);
-      present.pImageIndices = &index;
-      const VkResult r = vkQueuePresentKHR(queue_, &present);
-      if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR) swapchain_dirty_ = true;
-      else vk_check(r, "vkQueuePresentKHR");
-      continue;
-    }
-#endif
     submit(draw_cmd_[slot], t.sorted(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, t.done());
   }
   return finish(f);
@@ -1167,25 +927,19 @@ FrameReadback Renderer::read_back(std::uint64_t wait_value, bool all, bool corru
   // Staging layout: splats | tile_ids | keys | ids | sorted_keys | sorted_ids | offsets | image
   const VkDeviceSize o_tiles = splat_bytes, o_keys = o_tiles + in_rec, o_ids = o_keys + in_rec,
                      o_skeys = o_ids + in_rec, o_sids = o_skeys + rec, o_off = o_sids + rec, o_img = o_off + off_bytes;
-  OwnedBuffer staging;
-  constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  create_buffer(&staging, o_img + image_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, kHost, kHost);
+  vkbase::Buffer staging;
+  create_buffer(&staging, o_img + image_bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, vkbase::kHostMemory,
+                vkbase::kHostMemory);
 
   VkCommandBuffer cmd = VK_NULL_HANDLE;
-  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  alloc.commandPool = command_pool_;
-  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  alloc.commandBufferCount = 1;
-  DEMO_VK(vkAllocateCommandBuffers(device_.device_, &alloc, &cmd));
+  ts_check(vk_.allocate_command_buffers(1, &cmd), "read-back command buffer");
   struct FreeCmd {
     VkDevice d;
     VkCommandPool p;
     VkCommandBuffer c;
     ~FreeCmd() { vkFreeCommandBuffers(d, p, 1, &c); }
-  } free_cmd{device_.device_, command_pool_, cmd};
-  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  DEMO_VK(vkBeginCommandBuffer(cmd, &begin));
+  } free_cmd{vk_.device(), vk_.command_pool(), cmd};
+  ts_check(vkbase::begin_one_time(cmd), "read-back command buffer");
   memory_barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
   if (corrupt && n > 0) {
@@ -1198,9 +952,9 @@ FrameReadback Renderer::read_back(std::uint64_t wait_value, bool all, bool corru
   auto copy = [&](VkBuffer src, VkDeviceSize dst_offset, VkDeviceSize bytes) {
     if (bytes == 0) return;
     const VkBufferCopy region{0, dst_offset, bytes};
-    vkCmdCopyBuffer(cmd, src, staging.buffer, 1, &region);
+    vkCmdCopyBuffer(cmd, src, staging, 1, &region);
   };
-  copy(splats_.buffer, 0, splat_bytes);
+  copy(splats_, 0, splat_bytes);
   copy(tile_ids_.vk(), o_tiles, in_rec);
   copy(keys_.vk(), o_keys, in_rec);
   copy(ids_.vk(), o_ids, in_rec);
@@ -1212,7 +966,7 @@ FrameReadback Renderer::read_back(std::uint64_t wait_value, bool all, bool corru
     region.bufferOffset = o_img;
     region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
     region.imageExtent = {c.width, c.height, 1};
-    vkCmdCopyImageToBuffer(cmd, image_, VK_IMAGE_LAYOUT_GENERAL, staging.buffer, 1, &region);
+    vkCmdCopyImageToBuffer(cmd, image_, VK_IMAGE_LAYOUT_GENERAL, staging, 1, &region);
   }
   memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                  VK_ACCESS_HOST_READ_BIT);
@@ -1220,7 +974,7 @@ FrameReadback Renderer::read_back(std::uint64_t wait_value, bool all, bool corru
   submit(cmd, wait_value, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, wait_value + 1);
   host_wait(wait_value + 1);
 
-  const auto* base = static_cast<const std::uint8_t*>(staging.mapped);
+  const auto* base = staging.mapped_as<const std::uint8_t>();
   auto words = [&](VkDeviceSize offset, std::uint64_t count) {
     const auto* p = reinterpret_cast<const std::uint32_t*>(base + offset);
     return std::vector<std::uint32_t>(p, p + count);
@@ -1300,7 +1054,7 @@ void Renderer::start_sweep() {
 
 void Renderer::finish_sweep() {
   std::string prefix = opt_.sweep_out.empty() ? beside_executable("tilesort-sweep") : opt_.sweep_out;
-  const std::string title = std::string(props_.deviceName) + ", " + std::to_string(opt_.width) + "x" +
+  const std::string title = std::string(vk_.device_name()) + ", " + std::to_string(opt_.width) + "x" +
                             std::to_string(opt_.height) + ": sorted records/s against records per frame";
   for (const SweepResult& r : sweep_.results())
     std::printf("sweep: %-8s %2u px %9u particles: %11.0f records, %8.3f ms, %7.1f Mrecords/s%s\n",
@@ -1318,6 +1072,7 @@ int Renderer::finish(std::uint64_t frames_done) {
   if (frames_done == 0) return kExitOk;
   const std::uint64_t last_value = FrameTimeline{frames_done - 1}.done();
   host_wait(last_value);
+  if (captured_) write_screenshot();
   for (std::uint64_t g = frames_done - std::min<std::uint64_t>(frames_done, kSlots); g < frames_done; ++g)
     collect(std::uint32_t(g % kSlots));
   const SlotState& last = last_slot();
@@ -1380,25 +1135,25 @@ void Renderer::create_window() {
 }
 
 void Renderer::create_swapchain() {
-  const VkDevice dev = device_.device_;
+  const VkDevice dev = vk_.device();
   DEMO_VK(vkDeviceWaitIdle(dev));
   swapchain_dirty_ = false;
   VkSurfaceCapabilitiesKHR caps{};
-  DEMO_VK(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(physical_, instance_.surface_, &caps));
+  DEMO_VK(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(vk_.physical(), vk_.surface(), &caps));
   if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT))
     throw DemoError("the surface's images cannot be blit targets (no TRANSFER_DST usage)");
   if (swap_format_ == VK_FORMAT_UNDEFINED) {
     std::uint32_t n = 0;
-    DEMO_VK(vkGetPhysicalDeviceSurfaceFormatsKHR(physical_, instance_.surface_, &n, nullptr));
+    DEMO_VK(vkGetPhysicalDeviceSurfaceFormatsKHR(vk_.physical(), vk_.surface(), &n, nullptr));
     std::vector<VkSurfaceFormatKHR> formats(n);
-    DEMO_VK(vkGetPhysicalDeviceSurfaceFormatsKHR(physical_, instance_.surface_, &n, formats.data()));
+    DEMO_VK(vkGetPhysicalDeviceSurfaceFormatsKHR(vk_.physical(), vk_.surface(), &n, formats.data()));
     if (formats.empty()) throw DemoError("the surface offers no formats");
     swap_format_ = formats[0].format;
     // The composite writes sRGB-encoded values already: a UNORM target keeps them as they are.
     for (const auto& f : formats)
       if (f.format == VK_FORMAT_B8G8R8A8_UNORM || f.format == VK_FORMAT_R8G8B8A8_UNORM) swap_format_ = f.format;
     VkFormatProperties fp{};
-    vkGetPhysicalDeviceFormatProperties(physical_, swap_format_, &fp);
+    vkGetPhysicalDeviceFormatProperties(vk_.physical(), swap_format_, &fp);
     if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_DST_BIT))
       throw DemoError("the swapchain format cannot be a blit destination");
     VkAttachmentDescription colour{};
@@ -1425,9 +1180,9 @@ void Renderer::create_swapchain() {
     render_pass_ = RenderPass(dev, pass);
   }
   std::uint32_t n_modes = 0;
-  DEMO_VK(vkGetPhysicalDeviceSurfacePresentModesKHR(physical_, instance_.surface_, &n_modes, nullptr));
+  DEMO_VK(vkGetPhysicalDeviceSurfacePresentModesKHR(vk_.physical(), vk_.surface(), &n_modes, nullptr));
   std::vector<VkPresentModeKHR> modes(n_modes);
-  DEMO_VK(vkGetPhysicalDeviceSurfacePresentModesKHR(physical_, instance_.surface_, &n_modes, modes.data()));
+  DEMO_VK(vkGetPhysicalDeviceSurfacePresentModesKHR(vk_.physical(), vk_.surface(), &n_modes, modes.data()));
   VkPresentModeKHR mode = VK_PRESENT_MODE_FIFO_KHR;  // always available
   if (!vsync_)
     for (VkPresentModeKHR m : {VK_PRESENT_MODE_MAILBOX_KHR, VK_PRESENT_MODE_IMMEDIATE_KHR})
@@ -1442,13 +1197,18 @@ void Renderer::create_swapchain() {
   std::uint32_t images = caps.minImageCount + 1;
   if (caps.maxImageCount) images = std::min(images, caps.maxImageCount);
   VkSwapchainCreateInfoKHR info{VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR};
-  info.surface = instance_.surface_;
+  info.surface = vk_.surface();
   info.minImageCount = images;
   info.imageFormat = swap_format_;
   info.imageColorSpace = VK_COLOR_SPACE_SRGB_NONLINEAR_KHR;
   info.imageExtent = swap_extent_;
   info.imageArrayLayers = 1;
   info.imageUsage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
+  if (!opt_.screenshot.empty()) {
+    if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_SRC_BIT))
+      throw DemoError("--screenshot: the surface's images cannot be copied from (no TRANSFER_SRC usage)");
+    info.imageUsage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
+  }
   info.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
   info.preTransform = caps.currentTransform;
   info.compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
@@ -1487,12 +1247,136 @@ void Renderer::create_swapchain() {
     if (render_done_[i].get() == VK_NULL_HANDLE) render_done_[i] = create_semaphore(dev, false);
   }
   if (imgui_ready_) ImGui_ImplVulkan_SetMinImageCount(std::max<std::uint32_t>(2, caps.minImageCount));
+  if (!opt_.screenshot.empty())
+    create_buffer(&screenshot_, VkDeviceSize(swap_extent_.width) * swap_extent_.height * 4,
+                  VK_BUFFER_USAGE_TRANSFER_DST_BIT, vkbase::kHostMemory, vkbase::kHostMemory);
+}
+
+void Renderer::write_screenshot() {
+  // Swapchain pixels are B8G8R8A8 or R8G8B8A8 (create_swapchain prefers those); PPM wants RGB.
+  const bool bgra = swap_format_ == VK_FORMAT_B8G8R8A8_UNORM || swap_format_ == VK_FORMAT_B8G8R8A8_SRGB;
+  const std::size_t n = std::size_t(swap_extent_.width) * swap_extent_.height;
+  const std::uint8_t* pixels = screenshot_.mapped_as<const std::uint8_t>();
+  std::vector<std::uint8_t> rgba(pixels, pixels + n * 4);
+  if (bgra)
+    for (std::size_t i = 0; i < n; ++i) std::swap(rgba[4 * i], rgba[4 * i + 2]);
+  std::string error;
+  if (!write_ppm(opt_.screenshot, swap_extent_.width, swap_extent_.height, rgba.data(),
+                 std::size_t(swap_extent_.width) * 4, &error))
+    throw DemoError(error);
+  std::printf("screenshot: %s (%ux%u, window contents with the overlay)\n", opt_.screenshot.c_str(),
+              swap_extent_.width, swap_extent_.height);
+}
+
+int Renderer::run_windowed() {
+  const std::uint64_t frames = opt_.frames;  // 0: until the window closes
+  std::uint64_t f = 0;
+  auto previous = Clock::now();
+  for (;; ++f) {
+    glfwPollEvents();
+    if (glfwWindowShouldClose(glfw_.window) || (frames && f >= frames)) break;
+    const std::uint32_t slot = std::uint32_t(f % kSlots);
+    reuse_slot(f, slot);
+    const auto before = previous;
+    const double frame_ms = lap(f, &previous);
+    const float dt = std::min(0.1f, std::chrono::duration<float>(previous - before).count());
+    handle_input(dt);
+    capture_ = !opt_.screenshot.empty() && f + 1 == frames;
+    const std::uint32_t swap_image = acquire(slot);
+    draw_overlay();
+    advance(dt);
+    const FrameConstants c = begin_frame(f, slot, frame_ms);
+    emit_and_sort(f, slot, c);
+    record_draw(draw_cmd_[slot], slot, c, swap_image);
+    const FrameTimeline t{f};
+    submit(draw_cmd_[slot], t.sorted(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, t.done(), acquired_[slot],
+           VK_PIPELINE_STAGE_TRANSFER_BIT, render_done_[swap_image]);
+    present(swap_image);
+  }
+  return finish(f);
+}
+
+std::uint32_t Renderer::acquire(std::uint32_t slot) {
+  int fw = 0, fh = 0;
+  glfwGetFramebufferSize(glfw_.window, &fw, &fh);
+  while ((fw == 0 || fh == 0) && !glfwWindowShouldClose(glfw_.window)) {  // minimised
+    glfwWaitEvents();
+    glfwGetFramebufferSize(glfw_.window, &fw, &fh);
+  }
+  for (int attempt = 0;; ++attempt) {
+    if (swapchain_dirty_ || attempt > 0) create_swapchain();
+    std::uint32_t index = 0;
+    const VkResult r = vkAcquireNextImageKHR(vk_.device(), swapchain_, UINT64_MAX, acquired_[slot], VK_NULL_HANDLE,
+                                             &index);
+    if (r == VK_ERROR_OUT_OF_DATE_KHR && attempt < 3) continue;
+    if (r != VK_SUBOPTIMAL_KHR) vk_check(r, "vkAcquireNextImageKHR");
+    return index;
+  }
+}
+
+void Renderer::present(std::uint32_t swap_image) {
+  VkPresentInfoKHR present{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
+  present.waitSemaphoreCount = 1;
+  present.pWaitSemaphores = render_done_[swap_image].ptr();
+  present.swapchainCount = 1;
+  present.pSwapchains = swapchain_.ptr();
+  present.pImageIndices = &swap_image;
+  const VkResult r = vkQueuePresentKHR(vk_.queue(), &present);
+  if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR) swapchain_dirty_ = true;
+  else vk_check(r, "vkQueuePresentKHR");
+}
+
+void Renderer::record_to_swapchain(VkCommandBuffer cmd, std::uint32_t swap_image, const FrameConstants& c) {
+  const VkImage target = swap_images_[swap_image];
+  image_barrier(cmd, target, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+  const VkClearColorValue black{{0.0f, 0.0f, 0.0f, 1.0f}};
+  const VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  vkCmdClearColorImage(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &black, 1, &range);
+  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_ACCESS_TRANSFER_WRITE_BIT);
+  // Aspect-preserving fit of the render target into the window.
+  const float scale = std::min(float(swap_extent_.width) / float(c.width), float(swap_extent_.height) / float(c.height));
+  const std::int32_t w = std::max(1, std::int32_t(float(c.width) * scale));
+  const std::int32_t h = std::max(1, std::int32_t(float(c.height) * scale));
+  const std::int32_t x = (std::int32_t(swap_extent_.width) - w) / 2, y = (std::int32_t(swap_extent_.height) - h) / 2;
+  VkImageBlit blit{};
+  blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  blit.srcOffsets[1] = {std::int32_t(c.width), std::int32_t(c.height), 1};
+  blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+  blit.dstOffsets[0] = {x, y, 0};
+  blit.dstOffsets[1] = {x + w, y + h, 1};
+  vkCmdBlitImage(cmd, image_, VK_IMAGE_LAYOUT_GENERAL, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit,
+                 VK_FILTER_LINEAR);
+  image_barrier(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
+  VkRenderPassBeginInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
+  rp.renderPass = render_pass_;
+  rp.framebuffer = framebuffers_[swap_image];
+  rp.renderArea.extent = swap_extent_;
+  vkCmdBeginRenderPass(cmd, &rp, VK_SUBPASS_CONTENTS_INLINE);
+  ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), cmd);
+  vkCmdEndRenderPass(cmd);  // leaves the image in PRESENT_SRC_KHR
+  if (capture_) {
+    image_barrier(cmd, target, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                  VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
+    VkBufferImageCopy region{};
+    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
+    region.imageExtent = {swap_extent_.width, swap_extent_.height, 1};
+    vkCmdCopyImageToBuffer(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, screenshot_, 1, &region);
+    image_barrier(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+                  VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
+    captured_ = true;  // host-visible once this frame's done value is reached (record_draw's last barrier)
+  }
 }
 
 void check_imgui_vk(VkResult r) { vk_check(r, "Dear ImGui Vulkan backend"); }
 
 void Renderer::init_imgui() {
-  const VkDevice dev = device_.device_;
+  const VkDevice dev = vk_.device();
   const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 16};
   VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool_info.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
@@ -1510,11 +1394,11 @@ void Renderer::init_imgui() {
   imgui_ready_ = true;  // from here on the destructor shuts the backends down
   if (!ImGui_ImplGlfw_InitForVulkan(glfw_.window, true)) throw DemoError("ImGui_ImplGlfw_InitForVulkan failed");
   ImGui_ImplVulkan_InitInfo info{};
-  info.Instance = instance_.instance_;
-  info.PhysicalDevice = physical_;
+  info.Instance = vk_.instance();
+  info.PhysicalDevice = vk_.physical();
   info.Device = dev;
-  info.QueueFamily = family_;
-  info.Queue = queue_;
+  info.QueueFamily = vk_.queue_family();
+  info.Queue = vk_.queue();
   info.DescriptorPool = pool;
   info.MinImageCount = 2;
   info.ImageCount = std::uint32_t(swap_images_.size());
@@ -1523,22 +1407,12 @@ void Renderer::init_imgui() {
   if (!ImGui_ImplVulkan_Init(&info, render_pass_)) throw DemoError("ImGui_ImplVulkan_Init failed");
   // The built-in font (ProggyClean, compiled into imgui): nothing is loaded from disk.
   VkCommandBuffer cmd = VK_NULL_HANDLE;
-  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  alloc.commandPool = command_pool_;
-  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  alloc.commandBufferCount = 1;
-  DEMO_VK(vkAllocateCommandBuffers(dev, &alloc, &cmd));
-  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  DEMO_VK(vkBeginCommandBuffer(cmd, &begin));
+  ts_check(vk_.allocate_command_buffers(1, &cmd), "font upload command buffer");
+  ts_check(vkbase::begin_one_time(cmd), "font upload command buffer");
   ImGui_ImplVulkan_CreateFontsTexture(cmd);
   DEMO_VK(vkEndCommandBuffer(cmd));
-  VkSubmitInfo submit_info{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit_info.commandBufferCount = 1;
-  submit_info.pCommandBuffers = &cmd;
-  DEMO_VK(vkQueueSubmit(queue_, 1, &submit_info, VK_NULL_HANDLE));
-  DEMO_VK(vkQueueWaitIdle(queue_));  // set-up only
-  vkFreeCommandBuffers(dev, command_pool_, 1, &cmd);
+  ts_check(vk_.submit_and_wait(cmd), "font upload");  // set-up only
+  vkFreeCommandBuffers(dev, vk_.command_pool(), 1, &cmd);
   ImGui_ImplVulkan_DestroyFontUploadObjects();
 }
 
@@ -1568,7 +1442,7 @@ void Renderer::draw_overlay() {
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowBgAlpha(0.8f);
   ImGui::Begin("tilesort: per-tile depth sorting", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
-  ImGui::Text("Vulkan: %s", props_.deviceName);
+  ImGui::Text("Vulkan: %s", vk_.device_name());
   ImGui::PushTextWrapPos(460.0f);
   ImGui::TextUnformatted(path_.c_str());
   ImGui::PopTextWrapPos();
@@ -1671,6 +1545,9 @@ void Renderer::draw_overlay() {
 }
 #else
 void Renderer::create_window() {}
+void Renderer::record_to_swapchain(VkCommandBuffer, std::uint32_t, const FrameConstants&) {}
+void Renderer::write_screenshot() {}
+int Renderer::run_windowed() { throw DemoError("built without a window"); }
 void Renderer::create_swapchain() {}
 void Renderer::init_imgui() {}
 void Renderer::draw_overlay() {}

@@ -357,6 +357,10 @@ TEST(DemoCore, OptionsParse) {
   EXPECT_EQ(o.height, 360u);
   EXPECT_FALSE(o.sort);
   EXPECT_EQ(o.out, "/tmp/x.ppm");
+  td::Options shot;
+  std::string shot_error;
+  ASSERT_TRUE(parse({"--window", "--frames", "5", "--screenshot", "/tmp/s.ppm"}, &shot, &shot_error)) << shot_error;
+  EXPECT_EQ(shot.screenshot, "/tmp/s.ppm");
   for (const auto& bad : std::vector<std::vector<std::string>>{{"--tile", "12"},
                                                                {"--frames"},
                                                                {"--frames", "x"},
@@ -364,6 +368,8 @@ TEST(DemoCore, OptionsParse) {
                                                                {"--headless", "--window"},
                                                                {"--cpu", "--gpu"},
                                                                {"--particles", "100", "--max-particles", "10"},
+                                                               {"--screenshot", "/tmp/s.ppm"},
+                                                               {"--headless", "--frames", "3", "--screenshot", "s"},
                                                                {"--bogus"}}) {
     td::Options b;
     std::string err;

@@ -1,5 +1,5 @@
-// Helpers for the interop tests: open-fd counting, a headless Vulkan device,
-// checked Vulkan calls and visible skips.
+// Helpers for the interop tests: open-fd counting, a headless Vulkan device
+// (tilesort::vkbase), checked Vulkan calls and visible skips.
 #pragma once
 
 #include <dirent.h>
@@ -13,11 +13,19 @@
 
 #include "frame_shaders.hpp"
 #include "tilesort/interop/interop.hpp"
+#include "tilesort/vkbase/context.hpp"
+#include "tilesort/vkbase/resources.hpp"
 
 #define TS_VK_ASSERT(expr)                                                                      \
   do {                                                                                          \
     const VkResult ts_vk_ = (expr);                                                             \
     ASSERT_EQ(ts_vk_, VK_SUCCESS) << #expr << " -> " << ::tilesort::interop::to_string(ts_vk_); \
+  } while (0)
+
+#define TS_OK(expr)                                             \
+  do {                                                          \
+    const ::tilesort::Status ts_s_ = (expr);                    \
+    ASSERT_TRUE(ts_s_.ok()) << #expr << " -> " << ts_s_.what(); \
   } while (0)
 
 namespace tstest {
@@ -37,27 +45,27 @@ inline int open_fd_count() {
 /// Whether `fd` is an open descriptor.
 inline bool fd_is_open(int fd) { return fd >= 0 && fcntl(fd, F_GETFD) != -1; }
 
-/// A headless Vulkan device, or a reason why none could be made.
-inline std::unique_ptr<tilesort::frame_shaders::HeadlessVulkan> make_vulkan(bool interop, bool optional,
-                                                                             std::string* why,
-                                                                             const std::string& prefer = "") {
-  auto vk = std::make_unique<tilesort::frame_shaders::HeadlessVulkan>();
-  tilesort::frame_shaders::HeadlessVulkan::Options o;
-  o.interop = interop;
-  o.interop_optional = optional;
+/// A headless Vulkan device with one compute queue, or a reason why none
+/// could be made. With `interop`, the interop extensions and timeline
+/// semaphores are enabled: where offered when `optional` (lavapipe cannot
+/// export semaphores), required otherwise. `prefer`: a device name to prefer.
+inline std::unique_ptr<tilesort::vkbase::Context> make_vulkan(bool interop, bool optional, std::string* why,
+                                                              const std::string& prefer = "") {
+  using tilesort::vkbase::Want;
+  tilesort::vkbase::ComputeContextOptions o;
+  o.app_name = "tilesort-interop-tests";
   o.prefer_name = prefer;
-  if (!vk->init(o, why)) return nullptr;
+  if (interop) {
+    (optional ? o.device.optional_extensions : o.device.extensions) = tilesort::interop::device_extensions();
+    o.device.timeline_semaphore = optional ? Want::if_offered : Want::required;
+  }
+  auto vk = std::make_unique<tilesort::vkbase::Context>();
+  const tilesort::Status s = tilesort::vkbase::create_compute_context(o, vk.get());
+  if (!s.ok()) {
+    *why = s.what();
+    return nullptr;
+  }
   return vk;
-}
-
-/// Submits `cmd` and waits for the queue (test set-up only, never in a frame loop).
-inline VkResult submit_and_wait(const tilesort::frame_shaders::HeadlessVulkan& vk, VkCommandBuffer cmd) {
-  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cmd;
-  VkResult r = vkQueueSubmit(vk.queue, 1, &submit, VK_NULL_HANDLE);
-  if (r != VK_SUCCESS) return r;
-  return vkQueueWaitIdle(vk.queue);
 }
 
 inline VkResult begin(VkCommandBuffer cmd) {

@@ -19,12 +19,6 @@ using tilesort::StatusCode;
 namespace ti = tilesort::interop;
 namespace fs = tilesort::frame_shaders;
 
-#define TS_OK(expr)                                                     \
-  do {                                                                  \
-    const ::tilesort::Status ts_s_ = (expr);                            \
-    ASSERT_TRUE(ts_s_.ok()) << #expr << " -> " << ts_s_.what();         \
-  } while (0)
-
 constexpr std::uint64_t kSecond = 1000000000ull;
 
 /// When a test fails half-way, CUDA or Vulkan work may still wait on a value
@@ -54,10 +48,10 @@ class InteropTest : public ::testing::Test {
     std::string why;
     vk_ = tstest::make_vulkan(true, /*optional*/ true, &why);
     if (!vk_) GTEST_SKIP() << "no usable Vulkan device: " << why;
-    const Status support = ti::check_device_support(vk_->physical);
+    const Status support = ti::check_device_support(vk_->physical());
     if (!support.ok()) GTEST_SKIP() << "Vulkan device cannot share with CUDA: " << support.what();
-    TS_OK(ti::VulkanDevice::create(vk_->instance, vk_->physical, vk_->device, &device_));
-    TS_OK(ti::find_cuda_device(vk_->physical, &cuda_device_, &report_));
+    TS_OK(ti::VulkanDevice::create(vk_->instance(), vk_->physical(), vk_->device(), &device_));
+    TS_OK(ti::find_cuda_device(vk_->physical(), &cuda_device_, &report_));
     TS_CUDA_ASSERT(cudaSetDevice(cuda_device_));
     TS_CUDA_ASSERT(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     rng_.seed(tstest::test_seed());
@@ -67,28 +61,28 @@ class InteropTest : public ::testing::Test {
     EXPECT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
     EXPECT_EQ(cudaStreamDestroy(stream_), cudaSuccess);
     stream_ = nullptr;
-    EXPECT_EQ(vkDeviceWaitIdle(vk_->device), VK_SUCCESS);
+    EXPECT_EQ(vkDeviceWaitIdle(vk_->device()), VK_SUCCESS);
     const cudaError_t e = cudaGetLastError();
     EXPECT_EQ(e, cudaSuccess) << "CUDA error left pending: " << cudaGetErrorString(e);
   }
 
   /// Copies `bytes` of `src` (a Vulkan buffer) to host memory through Vulkan.
   void vk_read(VkBuffer src, VkDeviceSize offset, std::size_t bytes, std::vector<unsigned char>* out) {
-    fs::PlainBuffer staging;
-    TS_VK_ASSERT(staging.init(*vk_, bytes, true));
+    tilesort::vkbase::Buffer staging;
+    TS_OK(tilesort::vkbase::Buffer::create(*vk_, bytes, true, &staging));
     VkCommandBuffer cmd = VK_NULL_HANDLE;
-    TS_VK_ASSERT(fs::allocate_command_buffer(*vk_, &cmd));
+    TS_OK(vk_->allocate_command_buffers(1, &cmd));
     TS_VK_ASSERT(tstest::begin(cmd));
     VkBufferCopy region{offset, 0, bytes};
-    vkCmdCopyBuffer(cmd, src, staging.buffer, 1, &region);
+    vkCmdCopyBuffer(cmd, src, staging.get(), 1, &region);
     TS_VK_ASSERT(vkEndCommandBuffer(cmd));
-    TS_VK_ASSERT(tstest::submit_and_wait(*vk_, cmd));
-    vkFreeCommandBuffers(vk_->device, vk_->command_pool, 1, &cmd);
+    TS_OK(vk_->submit_and_wait(cmd));
+    vkFreeCommandBuffers(vk_->device(), vk_->command_pool(), 1, &cmd);
     out->resize(bytes);
-    std::memcpy(out->data(), staging.mapped, bytes);
+    std::memcpy(out->data(), staging.mapped(), bytes);
   }
 
-  std::unique_ptr<fs::HeadlessVulkan> vk_;
+  std::unique_ptr<tilesort::vkbase::Context> vk_;
   ti::VulkanDevice device_;
   ti::DeviceMatchReport report_;
   int cuda_device_ = -1;
@@ -147,10 +141,10 @@ TEST_F(InteropTest, CallerMemorySubAllocatedAtOffsets) {
   info.size = bytes;
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
   VkBuffer buffers[2] = {};
-  TS_VK_ASSERT(vkCreateBuffer(vk_->device, &info, nullptr, &buffers[0]));
-  TS_VK_ASSERT(vkCreateBuffer(vk_->device, &info, nullptr, &buffers[1]));
+  TS_VK_ASSERT(vkCreateBuffer(vk_->device(), &info, nullptr, &buffers[0]));
+  TS_VK_ASSERT(vkCreateBuffer(vk_->device(), &info, nullptr, &buffers[1]));
   VkMemoryRequirements req{};
-  vkGetBufferMemoryRequirements(vk_->device, buffers[0], &req);
+  vkGetBufferMemoryRequirements(vk_->device(), buffers[0], &req);
   const VkDeviceSize stride = (req.size + req.alignment - 1) / req.alignment * req.alignment;
   const VkDeviceSize offsets[2] = {stride / 2 / req.alignment * req.alignment + req.alignment, 0};
   // Buffer 0 at a non-zero offset, buffer 1 behind it.
@@ -164,9 +158,9 @@ TEST_F(InteropTest, CallerMemorySubAllocatedAtOffsets) {
   ASSERT_GE(type, 0);
   alloc.memoryTypeIndex = std::uint32_t(type);
   VkDeviceMemory memory = VK_NULL_HANDLE;
-  TS_VK_ASSERT(vkAllocateMemory(vk_->device, &alloc, nullptr, &memory));
-  TS_VK_ASSERT(vkBindBufferMemory(vk_->device, buffers[0], memory, at[0]));
-  TS_VK_ASSERT(vkBindBufferMemory(vk_->device, buffers[1], memory, at[1]));
+  TS_VK_ASSERT(vkAllocateMemory(vk_->device(), &alloc, nullptr, &memory));
+  TS_VK_ASSERT(vkBindBufferMemory(vk_->device(), buffers[0], memory, at[0]));
+  TS_VK_ASSERT(vkBindBufferMemory(vk_->device(), buffers[1], memory, at[1]));
   {
     ti::SharedBuffer shared[2];
     for (int b = 0; b < 2; ++b) {
@@ -197,9 +191,9 @@ TEST_F(InteropTest, CallerMemorySubAllocatedAtOffsets) {
     EXPECT_EQ(ti::SharedBuffer::import_memory(device_, cuda_device_, memory, bad, &refused).code(),
               StatusCode::invalid_argument);
   }  // CUDA side gone before the caller frees its memory
-  vkDestroyBuffer(vk_->device, buffers[0], nullptr);
-  vkDestroyBuffer(vk_->device, buffers[1], nullptr);
-  vkFreeMemory(vk_->device, memory, nullptr);
+  vkDestroyBuffer(vk_->device(), buffers[0], nullptr);
+  vkDestroyBuffer(vk_->device(), buffers[1], nullptr);
+  vkFreeMemory(vk_->device(), memory, nullptr);
 }
 
 // The caller already has an fd: import_fd takes it over.
@@ -261,7 +255,7 @@ TEST_F(InteropTest, NoFdLeakWithCudaImports) {
 TEST_F(InteropTest, OrderingGuardRefusesWaitsNobodySignalsSanitizer) {
   ti::SharedTimelineSemaphore sem;
   TS_OK(ti::SharedTimelineSemaphore::create(device_, cuda_device_, 0, &sem));
-  UnblockOnExit unblock{vk_->device, {sem.vk_semaphore()}};
+  UnblockOnExit unblock{vk_->device(), {sem.vk_semaphore()}};
   // Nothing has promised 1: enqueuing the wait could hang the next launch.
   Status s = sem.cuda_wait(1, stream_);
   ASSERT_EQ(s.code(), StatusCode::ordering_violation) << s.what();
@@ -270,17 +264,17 @@ TEST_F(InteropTest, OrderingGuardRefusesWaitsNobodySignalsSanitizer) {
   TS_OK(sem.cuda_wait(0, stream_));
 
   VkCommandBuffer cmd = VK_NULL_HANDLE;
-  TS_VK_ASSERT(fs::allocate_command_buffer(*vk_, &cmd));
+  TS_OK(vk_->allocate_command_buffers(1, &cmd));
   TS_VK_ASSERT(tstest::begin(cmd));
   TS_VK_ASSERT(vkEndCommandBuffer(cmd));
-  TS_OK(sem.vk_submit(vk_->queue, {cmd}, 0, 1));
+  TS_OK(sem.vk_submit(vk_->queue(), {cmd}, 0, 1));
   EXPECT_EQ(sem.promised_value(), 1u);
   TS_OK(sem.cuda_wait(1, stream_));
   // Signals must rise above everything promised.
   EXPECT_EQ(sem.cuda_signal(1, stream_).code(), StatusCode::ordering_violation);
   TS_OK(sem.cuda_signal(2, stream_));
   EXPECT_EQ(sem.declare_vulkan_signal(2).code(), StatusCode::ordering_violation);
-  EXPECT_EQ(sem.vk_submit(vk_->queue, {}, 2, 2).code(), StatusCode::ordering_violation);
+  EXPECT_EQ(sem.vk_submit(vk_->queue(), {}, 2, 2).code(), StatusCode::ordering_violation);
   TS_OK(sem.host_wait(2, 10 * kSecond));
   std::uint64_t value = 0;
   TS_OK(sem.counter_value(&value));
@@ -294,7 +288,7 @@ TEST_F(InteropTest, OrderingGuardRefusesWaitsNobodySignalsSanitizer) {
   VkSemaphoreCreateInfo gate_info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
   gate_info.pNext = &gate_type;
   VkSemaphore gate = VK_NULL_HANDLE;
-  TS_VK_ASSERT(vkCreateSemaphore(vk_->device, &gate_info, nullptr, &gate));
+  TS_VK_ASSERT(vkCreateSemaphore(vk_->device(), &gate_info, nullptr, &gate));
   unblock.semaphores.push_back(gate);
   VkTimelineSemaphoreSubmitInfo timeline{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
   const std::uint64_t one = 1, three = 3;
@@ -312,7 +306,7 @@ TEST_F(InteropTest, OrderingGuardRefusesWaitsNobodySignalsSanitizer) {
   submit.signalSemaphoreCount = 1;
   submit.pSignalSemaphores = &handle;
   EXPECT_EQ(sem.cuda_wait(3, stream_).code(), StatusCode::ordering_violation);
-  TS_VK_ASSERT(vkQueueSubmit(vk_->queue, 1, &submit, VK_NULL_HANDLE));
+  TS_VK_ASSERT(vkQueueSubmit(vk_->queue(), 1, &submit, VK_NULL_HANDLE));
   TS_OK(sem.declare_vulkan_signal(3));
   TS_OK(sem.cuda_wait(3, stream_));  // submitted, still pending: safe to enqueue
   // A host signal may not overtake the pending signal of 3.
@@ -322,17 +316,17 @@ TEST_F(InteropTest, OrderingGuardRefusesWaitsNobodySignalsSanitizer) {
   VkSemaphoreSignalInfo open_gate{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
   open_gate.semaphore = gate;
   open_gate.value = 1;
-  TS_VK_ASSERT(vkSignalSemaphore(vk_->device, &open_gate));
+  TS_VK_ASSERT(vkSignalSemaphore(vk_->device(), &open_gate));
   TS_OK(sem.host_wait(3, 10 * kSecond));
   TS_OK(sem.signal_from_host(4));
   TS_OK(sem.cuda_wait(4, stream_));
   TS_OK(sem.cuda_signal(5, stream_));
   TS_OK(sem.host_wait(5, 10 * kSecond));
   TS_CUDA_ASSERT(cudaStreamSynchronize(stream_));
-  TS_VK_ASSERT(vkQueueWaitIdle(vk_->queue));
-  vkDestroySemaphore(vk_->device, gate, nullptr);
+  TS_VK_ASSERT(vkQueueWaitIdle(vk_->queue()));
+  vkDestroySemaphore(vk_->device(), gate, nullptr);
   unblock.semaphores.pop_back();
-  vkFreeCommandBuffers(vk_->device, vk_->command_pool, 1, &cmd);
+  vkFreeCommandBuffers(vk_->device(), vk_->command_pool(), 1, &cmd);
 }
 
 // A value reached through a path interop never saw (another semaphore API
@@ -343,7 +337,7 @@ TEST_F(InteropTest, OrderingGuardAcceptsValuesAlreadyReached) {
   VkSemaphoreSignalInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
   info.semaphore = sem.vk_semaphore();
   info.value = 10;
-  TS_VK_ASSERT(vkSignalSemaphore(vk_->device, &info));  // behind interop's back
+  TS_VK_ASSERT(vkSignalSemaphore(vk_->device(), &info));  // behind interop's back
   TS_OK(sem.cuda_wait(10, stream_));
   EXPECT_EQ(sem.cuda_wait(11, stream_).code(), StatusCode::ordering_violation);
   TS_CUDA_ASSERT(cudaStreamSynchronize(stream_));
@@ -360,7 +354,7 @@ TEST_F(InteropTest, SortInPlaceAlwaysSignalsOnceItWaitedSanitizer) {
   plan.max_segments = 16;
   ti::InPlaceSorter sorter;
   TS_OK(ti::InPlaceSorter::create(plan, cuda_device_, &sorter));
-  UnblockOnExit unblock{vk_->device, {sem.vk_semaphore()}};
+  UnblockOnExit unblock{vk_->device(), {sem.vk_semaphore()}};
   tilesort::SortArgs args;  // keys == nullptr: refused by segmented_sort
 
   Status s = sorter.sort(sem, 1, 2, args, stream_);
@@ -381,7 +375,7 @@ TEST_F(InteropTest, SortInPlaceAlwaysSignalsOnceItWaitedSanitizer) {
 TEST_F(InteropTest, RunBetweenOrdersArbitraryWorkSanitizer) {
   ti::SharedTimelineSemaphore sem;
   TS_OK(ti::SharedTimelineSemaphore::create(device_, cuda_device_, 0, &sem));
-  UnblockOnExit unblock{vk_->device, {sem.vk_semaphore()}};
+  UnblockOnExit unblock{vk_->device(), {sem.vk_semaphore()}};
   ti::SharedBuffer buffer;
   TS_OK(ti::SharedBuffer::create(device_, cuda_device_, 4096, &buffer));
   int calls = 0;
@@ -423,7 +417,7 @@ TEST_F(InteropTest, MemoryWordHandoffOrdersFramesSanitizer) {
   constexpr int kFrames = 60;
   ti::SharedTimelineSemaphore sem;
   TS_OK(ti::SharedTimelineSemaphore::create(device_, cuda_device_, 0, &sem));
-  UnblockOnExit unblock{vk_->device, {sem.vk_semaphore()}};
+  UnblockOnExit unblock{vk_->device(), {sem.vk_semaphore()}};
   ti::SharedWord word;
   TS_OK(ti::SharedWord::create(device_, cuda_device_, &word));
   ti::SharedBuffer data;
@@ -431,9 +425,9 @@ TEST_F(InteropTest, MemoryWordHandoffOrdersFramesSanitizer) {
   void* copies = nullptr;
   TS_CUDA_ASSERT(cudaMalloc(&copies, kBytes * kFrames));
   std::vector<VkCommandBuffer> cmds(kFrames);
-  VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, vk_->command_pool,
+  VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, vk_->command_pool(),
                                    VK_COMMAND_BUFFER_LEVEL_PRIMARY, std::uint32_t(kFrames)};
-  TS_VK_ASSERT(vkAllocateCommandBuffers(vk_->device, &info, cmds.data()));
+  TS_VK_ASSERT(vkAllocateCommandBuffers(vk_->device(), &info, cmds.data()));
 
   EXPECT_EQ(sem.cuda_wait_word(word, 1, stream_).code(), StatusCode::ordering_violation);
   for (int f = 0; f < kFrames; ++f) {
@@ -442,7 +436,7 @@ TEST_F(InteropTest, MemoryWordHandoffOrdersFramesSanitizer) {
     vkCmdFillBuffer(cmds[f], data.vk_buffer(), 0, kBytes, 0x01010101u * std::uint32_t(f + 1));
     word.record_vk_write(cmds[f], v + 1);
     TS_VK_ASSERT(vkEndCommandBuffer(cmds[f]));
-    TS_OK(sem.vk_submit(vk_->queue, {cmds[f]}, v, v + 1));
+    TS_OK(sem.vk_submit(vk_->queue(), {cmds[f]}, v, v + 1));
     auto copy = [&](tilesort::Stream s) noexcept {
       return Status::from_cuda(cudaMemcpyAsync(static_cast<char*>(copies) + kBytes * std::size_t(f), data.cuda_ptr(),
                                                kBytes, cudaMemcpyDeviceToDevice, s),
@@ -466,7 +460,7 @@ TEST_F(InteropTest, MemoryWordHandoffOrdersFramesSanitizer) {
   std::uint64_t value = 0;
   TS_CUDA_ASSERT(cudaMemcpy(&value, word.cuda_ptr(), sizeof value, cudaMemcpyDeviceToHost));
   EXPECT_EQ(value, 12345u);
-  vkFreeCommandBuffers(vk_->device, vk_->command_pool, std::uint32_t(kFrames), cmds.data());
+  vkFreeCommandBuffers(vk_->device(), vk_->command_pool(), std::uint32_t(kFrames), cmds.data());
   TS_CUDA_ASSERT(cudaFree(copies));
 }
 
@@ -478,7 +472,7 @@ struct FrameRig {
   VkDeviceMemory caller_memory = VK_NULL_HANDLE;  // values + layout: the caller's, sub-allocated
   VkBuffer values_buffer = VK_NULL_HANDLE, layout_buffer = VK_NULL_HANDLE;
   ti::SharedBuffer values, layout;
-  fs::PlainBuffer verdicts;
+  tilesort::vkbase::Buffer verdicts;
   fs::FramePipelines pipelines;
   ti::SharedTimelineSemaphore semaphore;
   ti::InPlaceSorter sorter;
@@ -497,9 +491,9 @@ struct FrameRig {
   }
 };
 
-void make_rig(const fs::HeadlessVulkan& vk, const ti::VulkanDevice& device, int cuda_device, std::uint32_t capacity,
+void make_rig(const tilesort::vkbase::Context& vk, const ti::VulkanDevice& device, int cuda_device, std::uint32_t capacity,
               FrameRig& rig) {
-  rig.device = vk.device;
+  rig.device = vk.device();
   rig.capacity = capacity;
   TS_OK(ti::SharedBuffer::create(device, cuda_device, VkDeviceSize(capacity) * 4, &rig.keys));
   // values and layout share one exportable allocation of the caller's.
@@ -509,12 +503,12 @@ void make_rig(const fs::HeadlessVulkan& vk, const ti::VulkanDevice& device, int 
   info.pNext = &external;
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   info.size = VkDeviceSize(capacity) * 4;
-  TS_VK_ASSERT(vkCreateBuffer(vk.device, &info, nullptr, &rig.values_buffer));
+  TS_VK_ASSERT(vkCreateBuffer(vk.device(), &info, nullptr, &rig.values_buffer));
   info.size = fs::layout_bytes(capacity);
-  TS_VK_ASSERT(vkCreateBuffer(vk.device, &info, nullptr, &rig.layout_buffer));
+  TS_VK_ASSERT(vkCreateBuffer(vk.device(), &info, nullptr, &rig.layout_buffer));
   VkMemoryRequirements rv{}, rl{};
-  vkGetBufferMemoryRequirements(vk.device, rig.values_buffer, &rv);
-  vkGetBufferMemoryRequirements(vk.device, rig.layout_buffer, &rl);
+  vkGetBufferMemoryRequirements(vk.device(), rig.values_buffer, &rv);
+  vkGetBufferMemoryRequirements(vk.device(), rig.layout_buffer, &rl);
   const VkDeviceSize align = std::max(rv.alignment, rl.alignment);
   const VkDeviceSize layout_at = (rv.size + align - 1) / align * align;
   VkExportMemoryAllocateInfo export_info{VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO};
@@ -525,9 +519,9 @@ void make_rig(const fs::HeadlessVulkan& vk, const ti::VulkanDevice& device, int 
   const int type = device.find_memory_type(rv.memoryTypeBits & rl.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
   ASSERT_GE(type, 0);
   alloc.memoryTypeIndex = std::uint32_t(type);
-  TS_VK_ASSERT(vkAllocateMemory(vk.device, &alloc, nullptr, &rig.caller_memory));
-  TS_VK_ASSERT(vkBindBufferMemory(vk.device, rig.values_buffer, rig.caller_memory, 0));
-  TS_VK_ASSERT(vkBindBufferMemory(vk.device, rig.layout_buffer, rig.caller_memory, layout_at));
+  TS_VK_ASSERT(vkAllocateMemory(vk.device(), &alloc, nullptr, &rig.caller_memory));
+  TS_VK_ASSERT(vkBindBufferMemory(vk.device(), rig.values_buffer, rig.caller_memory, 0));
+  TS_VK_ASSERT(vkBindBufferMemory(vk.device(), rig.layout_buffer, rig.caller_memory, layout_at));
   ti::ExternalMemoryDesc desc;
   desc.allocation_size = alloc.allocationSize;
   desc.offset = 0;
@@ -537,13 +531,13 @@ void make_rig(const fs::HeadlessVulkan& vk, const ti::VulkanDevice& device, int 
   desc.size = fs::layout_bytes(capacity);
   TS_OK(ti::SharedBuffer::import_memory(device, cuda_device, rig.caller_memory, desc, &rig.layout));
 
-  TS_VK_ASSERT(rig.verdicts.init(vk, FrameRig::kSlots * sizeof(fs::FrameVerdict), true));
+  TS_OK(tilesort::vkbase::Buffer::create(vk, FrameRig::kSlots * sizeof(fs::FrameVerdict), true, &rig.verdicts));
   fs::FrameBuffers b;
   b.keys = rig.keys.vk_buffer();
   b.values = rig.values_buffer;
   b.layout = rig.layout_buffer;
-  b.verdicts = rig.verdicts.buffer;
-  TS_VK_ASSERT(rig.pipelines.init(vk.device, b));
+  b.verdicts = rig.verdicts.get();
+  TS_OK(rig.pipelines.init(vk.device(), b));
   TS_OK(ti::SharedTimelineSemaphore::create(device, cuda_device, 0, &rig.semaphore));
   tilesort::SortPlan plan;
   plan.key_type = tilesort::KeyType::u32;
@@ -580,18 +574,18 @@ fs::FramePushConstants random_frame(tstest::Rng& rng, std::uint32_t capacity, st
 /// Runs `frames` frames without any host wait in the loop; `sort(f)` false
 /// makes CUDA skip the sort (wait + signal only) on that frame.
 template <class SortFrame>
-void run_frames(const fs::HeadlessVulkan& vk, FrameRig& rig, cudaStream_t stream, tstest::Rng& rng,
+void run_frames(const tilesort::vkbase::Context& vk, FrameRig& rig, cudaStream_t stream, tstest::Rng& rng,
                 std::uint32_t frames, SortFrame sort_frame, std::vector<fs::FramePushConstants>* params) {
   ASSERT_LE(frames, FrameRig::kSlots);
   std::vector<VkCommandBuffer> cmds(2 * frames);
   VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  info.commandPool = vk.command_pool;
+  info.commandPool = vk.command_pool();
   info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   info.commandBufferCount = std::uint32_t(cmds.size());
-  TS_VK_ASSERT(vkAllocateCommandBuffers(vk.device, &info, cmds.data()));
+  TS_VK_ASSERT(vkAllocateCommandBuffers(vk.device(), &info, cmds.data()));
   const tilesort::SortArgs args = frame_args(rig);
   const std::uint64_t base = rig.semaphore.promised_value();
-  UnblockOnExit unblock{vk.device, {rig.semaphore.vk_semaphore()}};
+  UnblockOnExit unblock{vk.device(), {rig.semaphore.vk_semaphore()}};
   params->clear();
   for (std::uint32_t frame = 0; frame < frames; ++frame) {
     const fs::FramePushConstants f = random_frame(rng, rig.capacity, frame);
@@ -605,23 +599,23 @@ void run_frames(const fs::HeadlessVulkan& vk, FrameRig& rig, cudaStream_t stream
     rig.pipelines.record_verify(verify, f);
     TS_VK_ASSERT(vkEndCommandBuffer(verify));
 
-    TS_OK(rig.semaphore.vk_submit(vk.queue, {generate}, v, v + 1));        // Vulkan writes
+    TS_OK(rig.semaphore.vk_submit(vk.queue(), {generate}, v, v + 1));        // Vulkan writes
     if (sort_frame(frame)) {
       TS_OK(rig.sorter.sort(rig.semaphore, v + 1, v + 2, args, stream));   // CUDA sorts in place
     } else {
       TS_OK(rig.semaphore.cuda_wait(v + 1, stream));
       TS_OK(rig.semaphore.cuda_signal(v + 2, stream));
     }
-    TS_OK(rig.semaphore.vk_submit(vk.queue, {verify}, v + 2, v + 3));      // Vulkan verifies
+    TS_OK(rig.semaphore.vk_submit(vk.queue(), {verify}, v + 2, v + 3));      // Vulkan verifies
   }
   TS_OK(rig.semaphore.host_wait(base + 3ull * frames, 300 * kSecond));
   TS_OK(tilesort::read_device_status(rig.sorter.workspace(), stream));
-  vkFreeCommandBuffers(vk.device, vk.command_pool, std::uint32_t(cmds.size()), cmds.data());
+  vkFreeCommandBuffers(vk.device(), vk.command_pool(), std::uint32_t(cmds.size()), cmds.data());
 }
 
 void expect_verdicts(const FrameRig& rig, const std::vector<fs::FramePushConstants>& params,
                      std::uint32_t skipped_frame = ~0u) {
-  const auto* verdict = static_cast<const fs::FrameVerdict*>(rig.verdicts.mapped);
+  const auto* verdict = static_cast<const fs::FrameVerdict*>(rig.verdicts.mapped());
   std::uint32_t failed = 0;
   for (std::uint32_t frame = 0; frame < params.size(); ++frame) {
     const fs::FrameVerdict& v = verdict[frame];
@@ -737,7 +731,7 @@ TEST_F(InteropTest, TeardownInEveryAllowedOrder) {
     TS_CUDA_ASSERT(cudaGetLastError());
     if (order == 0) before = tstest::open_fd_count();
   }
-  TS_VK_ASSERT(vkDeviceWaitIdle(vk_->device));
+  TS_VK_ASSERT(vkDeviceWaitIdle(vk_->device()));
   EXPECT_EQ(tstest::open_fd_count(), before) << "teardown leaked fds";
 }
 

@@ -134,14 +134,14 @@ TEST(VulkanSide, ImportFdClosesTheFdOnFailure) {
 TEST(VulkanSide, QueryDeviceSupportIsConsistent) {
   REQUIRE_VULKAN(vk, false, true);
   ti::DeviceSupport support;
-  const Status s = ti::query_device_support(vk->physical, &support);
+  const Status s = ti::query_device_support(vk->physical(), &support);
   ASSERT_TRUE(s.ok()) << s.what();
-  EXPECT_EQ(support.device_name, vk->device_name);
+  EXPECT_EQ(support.device_name, vk->device_name());
   const bool all = support.api_version_ok && support.external_memory_fd && support.external_semaphore_fd &&
                    support.timeline_semaphore && support.exportable_buffer_memory &&
                    support.exportable_timeline_semaphore;
   EXPECT_EQ(all, support.complete());
-  const Status check = ti::check_device_support(vk->physical);
+  const Status check = ti::check_device_support(vk->physical());
   EXPECT_EQ(check.ok(), support.complete());
   std::printf("[ interop ] %s: %s\n", support.device_name.c_str(), check.what());
   if (!support.complete()) {
@@ -159,14 +159,14 @@ TEST(VulkanSide, QueryDeviceSupportIsConsistent) {
 TEST(VulkanSide, MissingExtensionsAreNamedOneByOne) {
   REQUIRE_VULKAN(vk, /*interop*/ false, true);  // a device created WITHOUT the interop extensions
   ti::VulkanDevice device;
-  Status s = ti::VulkanDevice::create(vk->instance, vk->physical, vk->device, &device);
+  Status s = ti::VulkanDevice::create(vk->instance(), vk->physical(), vk->device(), &device);
   ASSERT_EQ(s.code(), StatusCode::missing_vulkan_support) << s.what();
   EXPECT_NE(std::string(s.what()).find(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME), std::string::npos) << s.what();
   EXPECT_NE(std::string(s.what()).find(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME), std::string::npos) << s.what();
   EXPECT_FALSE(device.valid());
 
   // A partial device is accepted on request; what needs a missing piece says so.
-  s = ti::VulkanDevice::create(vk->instance, vk->physical, vk->device, &device, ti::VulkanDevice::Require::available);
+  s = ti::VulkanDevice::create(vk->instance(), vk->physical(), vk->device(), &device, ti::VulkanDevice::Require::available);
   ASSERT_TRUE(s.ok()) << s.what();
   ti::ExportableBuffer buffer;
   s = ti::ExportableBuffer::create(device, 1024, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &buffer);
@@ -179,7 +179,7 @@ TEST(VulkanSide, MissingExtensionsAreNamedOneByOne) {
   ti::SharedTimelineSemaphore shared;
   EXPECT_EQ(ti::SharedTimelineSemaphore::create(device, 0, 0, &shared).code(), StatusCode::missing_vulkan_support);
 
-  EXPECT_EQ(ti::VulkanDevice::create(VK_NULL_HANDLE, vk->physical, vk->device, &device).code(),
+  EXPECT_EQ(ti::VulkanDevice::create(VK_NULL_HANDLE, vk->physical(), vk->device(), &device).code(),
             StatusCode::invalid_argument);
 }
 
@@ -187,9 +187,9 @@ TEST(VulkanSide, MissingExtensionsAreNamedOneByOne) {
 TEST(VulkanSide, ExportBufferMemory) {
   REQUIRE_VULKAN(vk, true, true);
   ti::VulkanDevice device;
-  ASSERT_TRUE(ti::VulkanDevice::create(vk->instance, vk->physical, vk->device, &device,
+  ASSERT_TRUE(ti::VulkanDevice::create(vk->instance(), vk->physical(), vk->device(), &device,
                                        ti::VulkanDevice::Require::available).ok());
-  if (!device.get_memory_fd) GTEST_SKIP() << vk->device_name << " has no " VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+  if (!device.get_memory_fd) GTEST_SKIP() << vk->device_name() << " has no " VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
   for (VkDeviceSize size : {VkDeviceSize(4), VkDeviceSize(4096), VkDeviceSize(1) << 20, VkDeviceSize(12345)}) {
     ti::ExportableBuffer buffer;
     Status s = ti::ExportableBuffer::create(device, size, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, &buffer);
@@ -216,17 +216,17 @@ TEST(VulkanSide, ExportBufferMemory) {
 TEST(VulkanSide, ExportTimelineSemaphore) {
   REQUIRE_VULKAN(vk, true, true);
   ti::VulkanDevice device;
-  ASSERT_TRUE(ti::VulkanDevice::create(vk->instance, vk->physical, vk->device, &device,
+  ASSERT_TRUE(ti::VulkanDevice::create(vk->instance(), vk->physical(), vk->device(), &device,
                                        ti::VulkanDevice::Require::available).ok());
   ti::DeviceSupport support;
-  ASSERT_TRUE(ti::query_device_support(vk->physical, &support).ok());
+  ASSERT_TRUE(ti::query_device_support(vk->physical(), &support).ok());
   if (!device.get_semaphore_fd || !support.exportable_timeline_semaphore)
-    GTEST_SKIP() << vk->device_name << " cannot export timeline semaphores as opaque fds (lavapipe cannot)";
+    GTEST_SKIP() << vk->device_name() << " cannot export timeline semaphores as opaque fds (lavapipe cannot)";
   ti::ExportableTimelineSemaphore semaphore;
   Status s = ti::ExportableTimelineSemaphore::create(device, 7, &semaphore);
   ASSERT_TRUE(s.ok()) << s.what();
   std::uint64_t value = 0;
-  TS_VK_ASSERT(vkGetSemaphoreCounterValue(vk->device, semaphore.semaphore(), &value));
+  TS_VK_ASSERT(vkGetSemaphoreCounterValue(vk->device(), semaphore.semaphore(), &value));
   EXPECT_EQ(value, 7u);
   ti::UniqueFd fd;
   ASSERT_TRUE(semaphore.export_fd(&fd).ok());
@@ -237,11 +237,11 @@ TEST(VulkanSide, ExportTimelineSemaphore) {
 TEST(VulkanSide, NoFdLeakAcrossExportCycles) {
   REQUIRE_VULKAN(vk, true, true);
   ti::VulkanDevice device;
-  ASSERT_TRUE(ti::VulkanDevice::create(vk->instance, vk->physical, vk->device, &device,
+  ASSERT_TRUE(ti::VulkanDevice::create(vk->instance(), vk->physical(), vk->device(), &device,
                                        ti::VulkanDevice::Require::available).ok());
-  if (!device.get_memory_fd) GTEST_SKIP() << vk->device_name << " has no " VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
+  if (!device.get_memory_fd) GTEST_SKIP() << vk->device_name() << " has no " VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME;
   ti::DeviceSupport support;
-  ASSERT_TRUE(ti::query_device_support(vk->physical, &support).ok());
+  ASSERT_TRUE(ti::query_device_support(vk->physical(), &support).ok());
   const bool semaphores = device.get_semaphore_fd && support.exportable_timeline_semaphore;
   // One warm-up cycle: drivers open their own files lazily on first use.
   for (int warm = 0; warm < 2; ++warm) {
@@ -265,7 +265,7 @@ TEST(VulkanSide, NoFdLeakAcrossExportCycles) {
       EXPECT_EQ(tstest::open_fd_count(), before) << "fds leaked over " << cycles << " cycles";
     }
   }
-  if (!semaphores) std::printf("[ interop ] semaphore exports not cycled: %s cannot export them\n", vk->device_name.c_str());
+  if (!semaphores) std::printf("[ interop ] semaphore exports not cycled: %s cannot export them\n", vk->device_name());
 }
 
 // --- The frame shaders, checked against a CPU reference -----------------------------
@@ -274,34 +274,34 @@ TEST(VulkanSide, NoFdLeakAcrossExportCycles) {
 TEST(VulkanSide, FrameShadersGenerateAndVerify) {
   REQUIRE_VULKAN(vk, false, true);
   const std::uint32_t capacity = 1 << 14;
-  fs::PlainBuffer keys, values, layout, verdicts;
-  TS_VK_ASSERT(keys.init(*vk, capacity * 4, true));
-  TS_VK_ASSERT(values.init(*vk, capacity * 4, true));
-  TS_VK_ASSERT(layout.init(*vk, fs::layout_bytes(capacity), true));
-  TS_VK_ASSERT(verdicts.init(*vk, 8 * sizeof(fs::FrameVerdict), true));
+  tilesort::vkbase::Buffer keys, values, layout, verdicts;
+  TS_OK(tilesort::vkbase::Buffer::create(*vk, capacity * 4, true, &keys));
+  TS_OK(tilesort::vkbase::Buffer::create(*vk, capacity * 4, true, &values));
+  TS_OK(tilesort::vkbase::Buffer::create(*vk, fs::layout_bytes(capacity), true, &layout));
+  TS_OK(tilesort::vkbase::Buffer::create(*vk, 8 * sizeof(fs::FrameVerdict), true, &verdicts));
   fs::FrameBuffers bindings;
-  bindings.keys = keys.buffer;
-  bindings.values = values.buffer;
-  bindings.layout = layout.buffer;
-  bindings.verdicts = verdicts.buffer;
+  bindings.keys = keys.get();
+  bindings.values = values.get();
+  bindings.layout = layout.get();
+  bindings.verdicts = verdicts.get();
   fs::FramePipelines pipelines;
-  TS_VK_ASSERT(pipelines.init(vk->device, bindings));
+  TS_OK(pipelines.init(vk->device(), bindings));
   VkCommandBuffer cmd = VK_NULL_HANDLE;
-  TS_VK_ASSERT(fs::allocate_command_buffer(*vk, &cmd));
+  TS_OK(vk->allocate_command_buffers(1, &cmd));
 
   tstest::Rng rng(tstest::test_seed());
   SCOPED_TRACE(tstest::seed_message());
-  auto* k = static_cast<std::uint32_t*>(keys.mapped);
-  auto* v = static_cast<std::uint32_t*>(values.mapped);
-  auto* lay = static_cast<std::uint32_t*>(layout.mapped);
-  auto* verdict = static_cast<fs::FrameVerdict*>(verdicts.mapped);
+  auto* k = static_cast<std::uint32_t*>(keys.mapped());
+  auto* v = static_cast<std::uint32_t*>(values.mapped());
+  auto* lay = static_cast<std::uint32_t*>(layout.mapped());
+  auto* verdict = static_cast<fs::FrameVerdict*>(verdicts.mapped());
   auto run = [&](bool generate, bool verify, const fs::FramePushConstants& f) {
     ASSERT_EQ(vkResetCommandBuffer(cmd, 0), VK_SUCCESS);
     ASSERT_EQ(tstest::begin(cmd), VK_SUCCESS);
     if (generate) pipelines.record_generate(cmd, f);
     if (verify) pipelines.record_verify(cmd, f);
     ASSERT_EQ(vkEndCommandBuffer(cmd), VK_SUCCESS);
-    ASSERT_EQ(tstest::submit_and_wait(*vk, cmd), VK_SUCCESS);
+    TS_OK(vk->submit_and_wait(cmd));
   };
   const std::uint32_t strides[] = {1, 3, 64, 1000, 1 << 15};
   for (int round = 0; round < 10; ++round) {
@@ -376,26 +376,25 @@ TEST(VulkanSide, FrameShadersGenerateAndVerify) {
 
 // timestamp.comp (the bench's handoff clock) on whatever device offers VK_KHR_shader_clock.
 TEST(VulkanSide, TimestampShaderWritesRisingClock) {
-  std::string why;
-  auto vk = std::make_unique<fs::HeadlessVulkan>();
-  fs::HeadlessVulkan::Options o;
-  o.interop = false;
-  o.shader_clock = true;
-  if (!vk->init(o, &why)) GTEST_SKIP() << "no usable Vulkan device: " << why;
-  if (!vk->shader_clock_enabled) GTEST_SKIP() << vk->device_name << " has no VK_KHR_shader_clock shaderDeviceClock";
-  fs::PlainBuffer stamps;
-  TS_VK_ASSERT(stamps.init(*vk, 4 * 8, true));
-  std::memset(stamps.mapped, 0, 4 * 8);
+  auto vk = std::make_unique<tilesort::vkbase::Context>();
+  tilesort::vkbase::ComputeContextOptions o;
+  o.device.shader_device_clock = tilesort::vkbase::Want::if_offered;
+  const Status made = tilesort::vkbase::create_compute_context(o, vk.get());
+  if (!made.ok()) GTEST_SKIP() << "no usable Vulkan device: " << made.what();
+  if (!vk->shader_clock_enabled()) GTEST_SKIP() << vk->device_name() << " has no VK_KHR_shader_clock shaderDeviceClock";
+  tilesort::vkbase::Buffer stamps;
+  TS_OK(tilesort::vkbase::Buffer::create(*vk, 4 * 8, true, &stamps));
+  std::memset(stamps.mapped(), 0, 4 * 8);
   fs::StampPipeline pipeline;
-  TS_VK_ASSERT(pipeline.init(vk->device, stamps.buffer));
+  TS_OK(pipeline.init(vk->device(), stamps.get()));
   VkCommandBuffer cmd = VK_NULL_HANDLE;
-  TS_VK_ASSERT(fs::allocate_command_buffer(*vk, &cmd));
+  TS_OK(vk->allocate_command_buffers(1, &cmd));
   TS_VK_ASSERT(tstest::begin(cmd));
   pipeline.record(cmd, 1);
   pipeline.record(cmd, 2);
   TS_VK_ASSERT(vkEndCommandBuffer(cmd));
-  TS_VK_ASSERT(tstest::submit_and_wait(*vk, cmd));
-  const auto* t = static_cast<const std::uint64_t*>(stamps.mapped);
+  TS_OK(vk->submit_and_wait(cmd));
+  const auto* t = static_cast<const std::uint64_t*>(stamps.mapped());
   EXPECT_EQ(t[0], 0u) << "slot 0 was not written";
   EXPECT_NE(t[1], 0u);
   EXPECT_GE(t[2], t[1]) << "the second stamp, recorded after a barrier, is earlier";

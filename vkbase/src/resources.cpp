@@ -1,0 +1,164 @@
+#include "tilesort/vkbase/resources.hpp"
+
+#include <string>
+
+namespace tilesort {
+namespace vkbase {
+
+Status Buffer::create(VkPhysicalDevice physical, VkDevice dev, VkDeviceSize bytes, VkBufferUsageFlags usage,
+                      VkMemoryPropertyFlags want, VkMemoryPropertyFlags fallback, Buffer* out) noexcept {
+  Buffer b;
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = bytes;
+  info.usage = usage;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  Status s = vk_status(vkCreateBuffer(dev, &info, nullptr, &buffer), "vkCreateBuffer");
+  if (!s.ok()) return s;
+  b.buffer_ = BufferHandle(dev, buffer);
+  VkMemoryRequirements req{};
+  vkGetBufferMemoryRequirements(dev, buffer, &req);
+  const int type = find_memory_type(physical, req.memoryTypeBits, want, fallback);
+  if (type < 0) {
+    const std::string message = "no memory type for a " + std::to_string(bytes) + "-byte buffer";
+    return Status(StatusCode::missing_vulkan_support, message.c_str());
+  }
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = std::uint32_t(type);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  s = vk_status(vkAllocateMemory(dev, &alloc, nullptr, &memory), "vkAllocateMemory");
+  if (!s.ok()) return s;
+  b.memory_ = Memory(dev, memory);
+  s = vk_status(vkBindBufferMemory(dev, buffer, memory, 0), "vkBindBufferMemory");
+  if (!s.ok()) return s;
+  b.size_ = bytes;
+  VkPhysicalDeviceMemoryProperties mem{};
+  vkGetPhysicalDeviceMemoryProperties(physical, &mem);
+  if (mem.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) {
+    s = vk_status(vkMapMemory(dev, memory, 0, VK_WHOLE_SIZE, 0, &b.mapped_), "vkMapMemory");
+    if (!s.ok()) return s;
+  }
+  *out = std::move(b);
+  return Status();
+}
+
+Status Image::create(const Context& vk, VkFormat format, VkExtent2D extent, VkImageUsageFlags usage,
+                     Image* out) noexcept {
+  const VkDevice dev = vk.device();
+  Image im;
+  VkImageCreateInfo info{VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO};
+  info.imageType = VK_IMAGE_TYPE_2D;
+  info.format = format;
+  info.extent = {extent.width, extent.height, 1};
+  info.mipLevels = 1;
+  info.arrayLayers = 1;
+  info.samples = VK_SAMPLE_COUNT_1_BIT;
+  info.tiling = VK_IMAGE_TILING_OPTIMAL;
+  info.usage = usage;
+  VkImage image = VK_NULL_HANDLE;
+  Status s = vk_status(vkCreateImage(dev, &info, nullptr, &image), "vkCreateImage");
+  if (!s.ok()) return s;
+  im.image_ = ImageHandle(dev, image);
+  VkMemoryRequirements req{};
+  vkGetImageMemoryRequirements(dev, image, &req);
+  const int type = find_memory_type(vk.physical(), req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
+  if (type < 0) return Status(StatusCode::missing_vulkan_support, "no memory type for an image");
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = std::uint32_t(type);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  s = vk_status(vkAllocateMemory(dev, &alloc, nullptr, &memory), "vkAllocateMemory (image)");
+  if (!s.ok()) return s;
+  im.memory_ = Memory(dev, memory);
+  s = vk_status(vkBindImageMemory(dev, image, memory, 0), "vkBindImageMemory");
+  if (!s.ok()) return s;
+  VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
+  view.image = image;
+  view.viewType = VK_IMAGE_VIEW_TYPE_2D;
+  view.format = format;
+  view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkImageView v = VK_NULL_HANDLE;
+  s = vk_status(vkCreateImageView(dev, &view, nullptr, &v), "vkCreateImageView");
+  if (!s.ok()) return s;
+  im.view_ = ImageView(dev, v);
+  *out = std::move(im);
+  return Status();
+}
+
+Status create_semaphore(VkDevice device, bool timeline, Semaphore* out) noexcept {
+  VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  info.pNext = timeline ? &type : nullptr;
+  VkSemaphore s = VK_NULL_HANDLE;
+  const Status st = vk_status(vkCreateSemaphore(device, &info, nullptr, &s), "vkCreateSemaphore");
+  if (st.ok()) *out = Semaphore(device, s);
+  return st;
+}
+
+Status create_compute_pipeline(VkDevice device, VkPipelineLayout layout, const std::uint32_t* code,
+                               std::size_t words, Pipeline* out) noexcept {
+  VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  module_info.codeSize = words * 4;
+  module_info.pCode = code;
+  VkShaderModule m = VK_NULL_HANDLE;
+  Status s = vk_status(vkCreateShaderModule(device, &module_info, nullptr, &m), "vkCreateShaderModule");
+  if (!s.ok()) return s;
+  const ShaderModule module(device, m);  // only needed until the pipeline exists
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = module;
+  info.stage.pName = "main";
+  info.layout = layout;
+  VkPipeline p = VK_NULL_HANDLE;
+  s = vk_status(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &info, nullptr, &p), "vkCreateComputePipelines");
+  if (s.ok()) *out = Pipeline(device, p);
+  return s;
+}
+
+Status create_pipeline_layout(VkDevice device, VkDescriptorSetLayout set_layout, std::uint32_t push_constant_bytes,
+                              PipelineLayout* out) noexcept {
+  const VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_constant_bytes};
+  VkPipelineLayoutCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  info.setLayoutCount = 1;
+  info.pSetLayouts = &set_layout;
+  info.pushConstantRangeCount = push_constant_bytes ? 1 : 0;
+  info.pPushConstantRanges = &push;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  const Status s = vk_status(vkCreatePipelineLayout(device, &info, nullptr, &layout), "vkCreatePipelineLayout");
+  if (s.ok()) *out = PipelineLayout(device, layout);
+  return s;
+}
+
+Status begin_one_time(VkCommandBuffer cmd) noexcept {
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  return vk_status(vkBeginCommandBuffer(cmd, &begin), "vkBeginCommandBuffer");
+}
+
+void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src,
+                    VkPipelineStageFlags dst_stage, VkAccessFlags dst) noexcept {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = src;
+  b.dstAccessMask = dst;
+  vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &b, 0, nullptr, 0, nullptr);
+}
+
+void image_barrier(VkCommandBuffer cmd, VkImage image, VkImageLayout from, VkImageLayout to,
+                   VkPipelineStageFlags src_stage, VkAccessFlags src, VkPipelineStageFlags dst_stage,
+                   VkAccessFlags dst) noexcept {
+  VkImageMemoryBarrier b{VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER};
+  b.srcAccessMask = src;
+  b.dstAccessMask = dst;
+  b.oldLayout = from;
+  b.newLayout = to;
+  b.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  b.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED;
+  b.image = image;
+  b.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 0, nullptr, 0, nullptr, 1, &b);
+}
+
+}  // namespace vkbase
+}  // namespace tilesort
