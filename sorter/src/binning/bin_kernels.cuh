@@ -56,8 +56,6 @@ static_assert(BinPolicy::kThreads % 32 == 0, "whole warps");
 static_assert(BinPolicy::kChunk % BinPolicy::kUpsweepThreads == 0, "the upsweep loads whole chunks");
 
 
-struct BinNoValue {};
-
 /// The record count, clamped to the capacity so that even before the
 /// over-capacity report lands no kernel reads past the buffers.
 struct BinCount {
@@ -70,24 +68,12 @@ struct BinCount {
   }
 };
 
-/// First error wins. tile_id_out_of_range: index = record, value = its tile
-/// id; permutation_out_of_range: index = position, value = the entry.
-__device__ __forceinline__ void report_bin_error(DeviceStatus* status, StatusCode code, std::uint64_t index,
-                                                 std::uint64_t value) {
-  if (atomicCAS(reinterpret_cast<int*>(&status->code), 0, int(code)) == 0) {
-    status->index = index;
-    status->value = value;
-  }
-}
+// Errors go through report_error (kernels/common.cuh), first error wins.
+// tile_id_out_of_range: index = record, value = its tile id;
+// permutation_out_of_range: index = position, value = the entry.
 
 __device__ __forceinline__ bool bin_aborted(const DeviceStatus* status) {
   return *reinterpret_cast<volatile const std::int32_t*>(&status->code) != 0;
-}
-
-__device__ __forceinline__ std::uint32_t lanes_below() {
-  std::uint32_t mask;
-  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
-  return mask;
 }
 
 /// Decoupled look-back words of the scatter, one per (chunk, digit):
@@ -126,7 +112,7 @@ __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(Up
   constexpr int kThreads = Policy::kUpsweepThreads;
   const int tid = threadIdx.x;
   if (blockIdx.x == 0 && tid == 0 && p.count.d_num_records && *p.count.d_num_records > p.count.capacity)
-    report_bin_error(p.status, StatusCode::count_over_capacity, *p.count.d_num_records,
+    report_error(p.status, StatusCode::count_over_capacity, *p.count.d_num_records,
                      p.count.capacity);
   const std::uint32_t n = p.count.records();
   if (p.shared_tile_counts) {
@@ -156,7 +142,7 @@ __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(Up
       if (i >= end) continue;
       const std::uint32_t tile = tiles[j];
       if (tile >= p.num_tiles)
-        report_bin_error(p.status, StatusCode::tile_id_out_of_range, i, tile);
+        report_error(p.status, StatusCode::tile_id_out_of_range, i, tile);
       else if (p.shared_tile_counts)
         atomicAdd(&tile_hist[tile], 1u);
       else
@@ -308,7 +294,7 @@ __device__ __forceinline__ void wait_shared_copies() {
 template <class Policy, bool kHasKeys, class Value>
 struct ScatterSmem {
   static_assert(Policy::kChunk <= 65536, "staged input indices are 16-bit");
-  static constexpr std::size_t kValueBytes = std::is_same<Value, BinNoValue>::value ? 0 : sizeof(Value);
+  static constexpr std::size_t kValueBytes = std::is_same<Value, NoValue>::value ? 0 : sizeof(Value);
   static constexpr std::size_t kKeys = sizeof(std::uint32_t) * Policy::kThreads;
   static constexpr std::size_t kValues = kKeys + (kHasKeys ? sizeof(std::uint32_t) * Policy::kChunk : 0);
   static constexpr std::size_t kStaging = (kValues + kValueBytes * Policy::kChunk + 15) / 16 * 16;
@@ -329,7 +315,7 @@ template <class Policy, bool kHasKeys, class Value, bool kIotaValues>
 __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
     bin_scatter_kernel(ScatterParams<Value> p) {
   enter_dependent_kernel();  // the previous kernel's results are visible from here on
-  constexpr bool kHasValues = !std::is_same<Value, BinNoValue>::value;
+  constexpr bool kHasValues = !std::is_same<Value, NoValue>::value;
   constexpr int kItems = Policy::kItemsPerThread;
   constexpr int kDigits = Policy::kThreads;
   using Scan = cub::BlockScan<std::uint32_t, Policy::kThreads>;
@@ -505,7 +491,7 @@ __global__ void __launch_bounds__(Policy::kGatherThreads) bin_gather_kernel(Gath
     const std::uint32_t part = w - record * p.words_per_record;
     const std::uint32_t source = p.permutation[record];
     if (source >= n) {
-      if (part == 0) report_bin_error(p.status, StatusCode::permutation_out_of_range, record, source);
+      if (part == 0) report_error(p.status, StatusCode::permutation_out_of_range, record, source);
       continue;
     }
     p.out_records[w] = p.records[std::uint64_t(source) * p.words_per_record + part];

@@ -240,7 +240,7 @@ cudaError_t launch_bin(const BinLaunch& b) {
     ScatterParams<Value> sp{};
     sp.in_tiles = in_tiles;
     sp.in_keys = first ? b.keys : at<std::uint32_t>(ws, l.temp_keys[(pass - 1) % 2]);
-    if constexpr (!std::is_same<Value, BinNoValue>::value) {
+    if constexpr (!std::is_same<Value, NoValue>::value) {
       sp.in_values = first ? static_cast<const Value*>(b.values) : at<Value>(ws, l.temp_values[(pass - 1) % 2]);
       sp.out_values = last ? static_cast<Value*>(b.out_values) : at<Value>(ws, l.temp_values[pass % 2]);
     }
@@ -309,7 +309,7 @@ cudaError_t run_bin(void* workspace, const BinLayout& layout, const BinPlan& pla
   b.out_values = args.out_values;
   b.sort_counts = sort_counts;
   switch (plan.value_type) {
-    case ValueType::none: return launch_bin<true, BinNoValue, false>(b);
+    case ValueType::none: return launch_bin<true, NoValue, false>(b);
     case ValueType::b32: return launch_bin<true, std::uint32_t, false>(b);
     case ValueType::b64: return launch_bin<true, std::uint64_t, false>(b);
   }

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <utility>
 
-#include "dispatch/work.hpp"
+#include "core/work.hpp"
 #include "tilesort/segmented_sort.hpp"
 #include "tilesort/thread/key_codec.cuh"
 

@@ -20,7 +20,7 @@
 #include <cub/block/block_merge_sort.cuh>
 #include <cub/block/block_radix_sort.cuh>
 
-#include "dispatch/policy.hpp"
+#include "core/block_shape.hpp"
 #include "kernels/common.cuh"
 #include "tilesort/block/block_sort.cuh"
 

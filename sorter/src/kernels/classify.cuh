@@ -34,12 +34,6 @@ __device__ __forceinline__ std::uint32_t lanes_with_class(int size_class) {
   return peers;
 }
 
-__device__ __forceinline__ std::uint32_t lanes_below() {
-  std::uint32_t mask;
-  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
-  return mask;
-}
-
 /// Adds this lane's segment to the block counter of its class; returns the
 /// segment's slot among the block's segments of that class (in lane order).
 __device__ __forceinline__ std::uint32_t count_in_block(std::uint32_t* block_counts, int size_class) {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "dispatch/work.hpp"
+#include "core/work.hpp"
 #include "tilesort/thread/key_codec.cuh"
 
 namespace tilesort {
@@ -115,6 +115,13 @@ __device__ __forceinline__ void leave_overlapped_kernel() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   if (blockIdx.x == 0) asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
+}
+
+/// Lanes of the warp below this one.
+__device__ __forceinline__ std::uint32_t lanes_below() {
+  std::uint32_t mask;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
+  return mask;
 }
 
 __device__ __forceinline__ bool sort_aborted(const WorkLists& lists) {

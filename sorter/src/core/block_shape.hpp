@@ -1,0 +1,77 @@
+// Block shapes: the compile-time description of a one-block sort kernel
+// (threads, items, algorithm, options). Shared by the policies (dispatch/)
+// and the kernels that are instantiated for them (kernels/), below both.
+#pragma once
+
+namespace tilesort {
+namespace detail {
+
+/// A block of THREADS threads holding up to ITEMS_MAX keys each.
+template <int THREADS_, int ITEMS_MAX_>
+struct BlockShape {
+  static constexpr int kThreads = THREADS_;
+  static constexpr int kItemsMax = ITEMS_MAX_;
+  static constexpr int kTileItems = THREADS_ * ITEMS_MAX_;
+};
+
+/// How a one-block shape sorts: block::BlockSort (the public device API:
+/// bitonic network below 1024 items, warp runs + merges from 1024 on;
+/// independent of the bits),
+/// cub::BlockRadixSort with RADIX_BITS-bit digits (cost grows with the
+/// compared bits), or cub::BlockMergeSort (independent of the bits).
+/// `none` (only as a fallback) leaves the shape to 32-bit keys with values:
+/// for the other types the class is empty and its ranges go to the next
+/// larger path.
+enum class BlockAlgorithm { bitonic, radix, merge, none };
+
+/// Options of a one-block shape's BlockSort and cub paths. A shape names
+/// only what it changes, by deriving from these defaults (as CUB's tuning
+/// policies do), so `BlockSortShape<256, 8, bitonic, radix, Radix5Min4>`
+/// reads without counting positional parameters.
+/// - kRadixBits: digit bits of the cub radix path.
+/// - kNarrowWords: sorts of at most 16 compared bits use (16-bit key, 16-bit
+///   position) words (block::BlockSort::SortPositionsNarrow), half the data
+///   of the usual words. The second network costs registers, so shapes whose
+///   occupancy or spills it hurts turn it off.
+/// - kStageValues: values are gathered into shared memory instead of
+///   registers (keys, positions and values of 16 items do not fit the 64
+///   registers a 1024-thread block allows).
+/// - kMinBlocks: blocks per SM the kernel for 32-bit keys with 32-bit values
+///   is compiled for (__launch_bounds__), which caps its registers at
+///   64K / (THREADS x kMinBlocks); 0 leaves them to ptxas. Wider types keep 0:
+///   under the same cap their kernels spill hundreds of bytes.
+/// - kWindows: the bitonic path also sorts windows of several segments
+///   (kernels/classify.cuh). Costs registers, so a shape it makes spill can
+///   turn it off; its class then takes no windows.
+struct BlockSortOptions {
+  static constexpr int kRadixBits = 4;
+  static constexpr bool kNarrowWords = true;
+  static constexpr bool kStageValues = false;
+  static constexpr int kMinBlocks = 0;
+  static constexpr bool kWindows = true;
+};
+
+/// A one-block shape: ALGORITHM for 32-bit keys with values, FALLBACK for
+/// keys-only sorts and 64-bit keys. BlockSort's (key, position) words cost
+/// little beside a 32-bit key and a value, but for keys only or 64-bit keys
+/// the cub sorts measured faster (block and segmented bench suites, H200).
+template <int THREADS_, int ITEMS_, BlockAlgorithm ALGORITHM_, BlockAlgorithm FALLBACK_,
+          class OPTIONS_ = BlockSortOptions>
+struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
+  static constexpr BlockAlgorithm kAlgorithm = ALGORITHM_;
+  static constexpr BlockAlgorithm kFallbackAlgorithm = FALLBACK_;
+  static constexpr int kRadixBits = OPTIONS_::kRadixBits;
+  static constexpr bool kNarrowWords = OPTIONS_::kNarrowWords;
+  static constexpr bool kStageValues = OPTIONS_::kStageValues;
+  static constexpr int kMinBlocks = OPTIONS_::kMinBlocks;
+  static constexpr bool kWindows = OPTIONS_::kWindows;
+};
+
+/// The algorithm a block shape uses for keys of KEY_BYTES, with or without values.
+template <class Shape>
+constexpr BlockAlgorithm block_algorithm_for(int key_bytes, bool has_values) {
+  return key_bytes == 4 && has_values ? Shape::kAlgorithm : Shape::kFallbackAlgorithm;
+}
+
+}  // namespace detail
+}  // namespace tilesort
