@@ -205,25 +205,36 @@ __device__ __forceinline__ ResolvedCounts resolve_counts(const CountSource& src,
   return counts;
 }
 
-/// Length of segment s, or 0 (with the error reported when `report`) when its
-/// offsets are invalid; `valid` is false then.
+/// A segment's two offsets as read, {0, 0} past the count. The kernels load
+/// them one group ahead of their use, so that the loads overlap the barriers
+/// of the group before.
+struct SegmentOffsets {
+  std::uint64_t begin, end;
+};
 template <class OffsetT>
-__device__ __forceinline__ std::uint64_t checked_length(const CountSource& src, const ResolvedCounts& counts,
-                                                        std::uint64_t s, DeviceStatus* status, bool report,
-                                                        bool* valid) {
+__device__ __forceinline__ SegmentOffsets load_offsets(const CountSource& src, std::uint64_t s,
+                                                       std::uint64_t num_segments) {
+  if (s >= num_segments) return SegmentOffsets{0, 0};
   const OffsetT* offsets = static_cast<const OffsetT*>(src.offsets);
-  const std::uint64_t begin = offsets[s];
-  const std::uint64_t end = offsets[s + 1];
+  return SegmentOffsets{offsets[s], offsets[s + 1]};
+}
+
+/// Length of segment s, or 0 (with the error reported when `report`) when its
+/// offsets are invalid; `valid` is false then (and past the count).
+__device__ __forceinline__ std::uint64_t checked_length(const CountSource& src, const ResolvedCounts& counts,
+                                                        std::uint64_t s, const SegmentOffsets& o,
+                                                        DeviceStatus* status, bool report, bool* valid) {
   *valid = false;
-  if (end > counts.num_items) {
-    if (report) report_error(status, StatusCode::offsets_out_of_range, s + 1, end);
-  } else if (begin > end) {
-    if (report) report_error(status, StatusCode::offsets_not_monotonic, s, begin);
-  } else if (end - begin > src.max_segment_items) {
-    if (report) report_error(status, StatusCode::segment_too_large, s, end - begin);
+  if (s >= counts.num_segments) return 0;
+  if (o.end > counts.num_items) {
+    if (report) report_error(status, StatusCode::offsets_out_of_range, s + 1, o.end);
+  } else if (o.begin > o.end) {
+    if (report) report_error(status, StatusCode::offsets_not_monotonic, s, o.begin);
+  } else if (o.end - o.begin > src.max_segment_items) {
+    if (report) report_error(status, StatusCode::segment_too_large, s, o.end - o.begin);
   } else {
     *valid = true;
-    return end - begin;
+    return o.end - o.begin;
   }
   return 0;
 }
@@ -243,11 +254,14 @@ __global__ void __launch_bounds__(kClassifyThreads) classify_count_kernel(CountS
   __syncthreads();
 
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  for (std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x; first < counts.num_segments; first += stride) {
+  std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x;
+  SegmentOffsets next = load_offsets<OffsetT>(src, first + threadIdx.x, counts.num_segments);
+  for (; first < counts.num_segments; first += stride) {
     const std::uint64_t s = first + threadIdx.x;
+    const SegmentOffsets mine = next;
+    next = load_offsets<OffsetT>(src, s + stride, counts.num_segments);
     bool valid = false;
-    const std::uint64_t length =
-        s < counts.num_segments ? checked_length<OffsetT>(src, counts, s, lists.status, true, &valid) : 0;
+    const std::uint64_t length = checked_length(src, counts, s, mine, lists.status, true, &valid);
     const GroupTask task = form_windows(length, src, window_scratch);
     count_in_block(block_counts, valid ? task.size_class : kClassNone);
   }
@@ -268,15 +282,16 @@ __global__ void __launch_bounds__(kClassifyThreads)
   const ResolvedCounts counts = resolve_counts<OffsetT>(src, lists.status, false);
   if (threadIdx.x < kNumClasses) region_begin[threadIdx.x] = class_region_begin(*lists.counters, threadIdx.x);
 
-  const OffsetT* offsets = static_cast<const OffsetT*>(src.offsets);
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
   // Block-uniform loop: every pass has barriers.
-  for (std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x; first < counts.num_segments;
-       first += stride) {
+  std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x;
+  SegmentOffsets next = load_offsets<OffsetT>(src, first + threadIdx.x, counts.num_segments);
+  for (; first < counts.num_segments; first += stride) {
     const std::uint64_t s = first + threadIdx.x;
+    const SegmentOffsets mine = next;
+    next = load_offsets<OffsetT>(src, s + stride, counts.num_segments);
     bool valid = false;
-    const std::uint64_t length =
-        s < counts.num_segments ? checked_length<OffsetT>(src, counts, s, lists.status, false, &valid) : 0;
+    const std::uint64_t length = checked_length(src, counts, s, mine, lists.status, false, &valid);
     const GroupTask task = form_windows(length, src, window_scratch);
     const int size_class = valid ? task.size_class : kClassNone;
     if (threadIdx.x < kNumClasses) block_count[threadIdx.x] = 0;
@@ -288,7 +303,7 @@ __global__ void __launch_bounds__(kClassifyThreads)
     __syncthreads();
     if (size_class != kClassNone) {
       if (size_class == kClassLarge) {
-        const Task large{std::uint64_t(offsets[s]), std::uint32_t(length), task_flags(false, key_high_bit)};
+        const Task large{mine.begin, std::uint32_t(length), task_flags(false, key_high_bit)};
         const std::uint32_t b = atomicAdd(&lists.counters->bucket_count[0], 1u);
         const std::uint32_t chunks = std::uint32_t((length + msd_chunk_items - 1) / msd_chunk_items);
         const std::uint32_t chunk_base = atomicAdd(&lists.counters->chunk_count[0], chunks);
