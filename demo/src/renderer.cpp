@@ -61,7 +61,8 @@ using Clock = std::chrono::steady_clock;
 constexpr std::uint32_t kSlots = 2;            // frames in flight (command buffers, stats ring)
 constexpr std::uint32_t kQueriesPerFrame = 4;  // emit begin/end, composite begin/end
 constexpr std::uint64_t kWaitTimeoutNs = 20ull * 1000000000ull;
-constexpr std::uint32_t kMinTileSize = 8;
+constexpr std::uint32_t kMinTileSize = 8;       // of the --tile sizes; the buffers are sized for it
+static_assert(kMinTileSize % kCompositeSide == 0, "a composite workgroup covers whole tiles");
 constexpr float kMaxRadiusPx = 40.0f;
 constexpr std::size_t kHistory = 120;  // frames the overlay's medians cover
 
@@ -512,10 +513,14 @@ void Renderer::create_resources() {
 
 void Renderer::create_pipelines() {
   const VkDevice dev = vk_.device();
-  std::array<VkDescriptorSetLayoutBinding, 8> bindings{};
+  // Bindings 0 .. kBindingCount - 1 (demo_shaderio.h): storage buffers, and the image at kBindingTarget.
+  static_assert(kBindingTarget == kBindingCount - 1, "the buffers are bindings 0 .. kBindingCount - 2");
+  constexpr std::uint32_t kBuffers = kBindingCount - 1;
+  std::array<VkDescriptorSetLayoutBinding, kBindingCount> bindings{};
   for (std::uint32_t i = 0; i < bindings.size(); ++i) {
     bindings[i].binding = i;
-    bindings[i].descriptorType = i == 7 ? VK_DESCRIPTOR_TYPE_STORAGE_IMAGE : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    bindings[i].descriptorType =
+        i == kBindingTarget ? VK_DESCRIPTOR_TYPE_STORAGE_IMAGE : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     bindings[i].descriptorCount = 1;
     bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
   }
@@ -526,7 +531,8 @@ void Renderer::create_pipelines() {
   DEMO_VK(vkCreateDescriptorSetLayout(dev, &set_info, nullptr, &layout));
   set_layout_ = DescriptorSetLayout(dev, layout);
 
-  const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 7}, {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1}};
+  const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kBuffers},
+                                         {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1}};
   VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool_info.maxSets = 1;
   pool_info.poolSizeCount = 2;
@@ -540,11 +546,17 @@ void Renderer::create_pipelines() {
   alloc.pSetLayouts = set_layout_.ptr();
   DEMO_VK(vkAllocateDescriptorSets(dev, &alloc, &set_));
 
-  const VkBuffer buffers[7] = {splats_.get(), tile_ids_.vk(), keys_.vk(), ids_.vk(),
-                               counters_.vk(), sorted_ids_.vk(), offsets_.vk()};
-  std::array<VkDescriptorBufferInfo, 7> infos{};
-  std::array<VkWriteDescriptorSet, 8> writes{};
-  for (std::uint32_t i = 0; i < 7; ++i) {
+  std::array<VkBuffer, kBuffers> buffers{};
+  buffers[kBindingSplats] = splats_.get();
+  buffers[kBindingTileIds] = tile_ids_.vk();
+  buffers[kBindingKeys] = keys_.vk();
+  buffers[kBindingIds] = ids_.vk();
+  buffers[kBindingCounters] = counters_.vk();
+  buffers[kBindingSortedIds] = sorted_ids_.vk();
+  buffers[kBindingOffsets] = offsets_.vk();
+  std::array<VkDescriptorBufferInfo, kBuffers> infos{};
+  std::array<VkWriteDescriptorSet, kBindingCount> writes{};
+  for (std::uint32_t i = 0; i < kBuffers; ++i) {
     infos[i] = {buffers[i], 0, VK_WHOLE_SIZE};
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[i].dstSet = set_;
@@ -554,12 +566,13 @@ void Renderer::create_pipelines() {
     writes[i].pBufferInfo = &infos[i];
   }
   const VkDescriptorImageInfo image_info{VK_NULL_HANDLE, image_.view(), VK_IMAGE_LAYOUT_GENERAL};
-  writes[7] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-  writes[7].dstSet = set_;
-  writes[7].dstBinding = 7;
-  writes[7].descriptorCount = 1;
-  writes[7].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-  writes[7].pImageInfo = &image_info;
+  VkWriteDescriptorSet& target = writes[kBindingTarget];
+  target = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  target.dstSet = set_;
+  target.dstBinding = kBindingTarget;
+  target.descriptorCount = 1;
+  target.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+  target.pImageInfo = &image_info;
   vkUpdateDescriptorSets(dev, std::uint32_t(writes.size()), writes.data(), 0, nullptr);
 
   ts_check(vkbase::create_pipeline_layout(dev, set_layout_, sizeof(FrameConstants), &pipeline_layout_),
@@ -648,7 +661,7 @@ void Renderer::record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameC
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set_, 0, nullptr);
   vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof c, &c);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, emit_);
-  vkCmdDispatch(cmd, vkbase::groups_for(c.num_particles, 256), 1, 1);
+  vkCmdDispatch(cmd, vkbase::groups_for(c.num_particles, kEmitGroupSize), 1, 1);
   memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, finalize_);
@@ -679,7 +692,7 @@ void Renderer::record_draw(VkCommandBuffer cmd, std::uint32_t slot, const FrameC
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set_, 0, nullptr);
   vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof c, &c);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, composite_);
-  vkCmdDispatch(cmd, c.tiles_x, c.tiles_y, 1);
+  vkCmdDispatch(cmd, c.tiles_x, c.tiles_y, 1);  // one workgroup per tile
   memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
                  VK_ACCESS_TRANSFER_READ_BIT);
   const VkBufferCopy stats{0, VkDeviceSize(slot) * sizeof(Counters), sizeof(Counters)};
