@@ -18,13 +18,10 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cfloat>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <string>
 #include <thread>
@@ -72,18 +69,6 @@ struct CudaStream {
   cudaStream_t s = nullptr;
   ~CudaStream() {
     if (s) cudaStreamDestroy(s);
-  }
-};
-struct CudaEvent {
-  cudaEvent_t e = nullptr;
-  ~CudaEvent() {
-    if (e) cudaEventDestroy(e);
-  }
-};
-struct CudaMemory {
-  void* p = nullptr;
-  ~CudaMemory() {
-    if (p) cudaFree(p);
   }
 };
 
@@ -157,7 +142,7 @@ class Renderer {
   void create_sync();
   // windowed: the overlay's panel and the controls
   void draw_overlay();
-  void handle_input(float dt);
+  void handle_input();
   // the loops: headless runs a fixed number of frames, windowed until the window closes
   int run_headless();
   int run_windowed();
@@ -219,7 +204,6 @@ class Renderer {
   ti::SharedTimelineSemaphore shared_timeline_;
   ti::SharedWord emitted_word_;  // --handoff memory: Vulkan -> CUDA through a memory word
   Semaphore cpu_timeline_;
-  std::uint64_t last_signalled_ = 0;
   std::array<VkCommandBuffer, kSlots> emit_cmd_{}, draw_cmd_{};
   QueryPool queries_;
   bool timestamps_ = false;
@@ -659,7 +643,6 @@ void Renderer::submit(VkCommandBuffer cmd, std::uint64_t wait_value, VkPipelineS
   DEMO_VK(vkQueueSubmit(vk_.queue(), 1, &info, VK_NULL_HANDLE));
   // Tell the interop ordering guard, so CUDA may now wait for this value.
   if (gpu_) ts_check(shared_timeline_.declare_vulkan_signal(signal_value), "declare_vulkan_signal");
-  last_signalled_ = signal_value;
 }
 
 void Renderer::host_wait(std::uint64_t value) {
@@ -704,7 +687,6 @@ void Renderer::sort_frame(std::uint64_t frame, std::uint32_t slot, const FrameCo
     ts_check(ti::run_between(shared_timeline_, t.emitted(), t.sorted(), stream_.s, work,
                              emitted_word_.valid() ? &emitted_word_ : nullptr),
              sort_depth ? "sort between the timeline values" : "bin (sort off) between the timeline values");
-    last_signalled_ = t.sorted();
     return;
   }
   // CPU path: the records are in host-visible memory once emission signalled.
@@ -724,7 +706,6 @@ void Renderer::sort_frame(std::uint64_t frame, std::uint32_t slot, const FrameCo
   signal.semaphore = cpu_timeline_;
   signal.value = t.sorted();
   DEMO_VK(vkSignalSemaphore(vk_.device(), &signal));
-  last_signalled_ = t.sorted();
 }
 
 void Renderer::collect(std::uint32_t slot) {
@@ -839,7 +820,7 @@ int Renderer::run_windowed() {
     const auto before = previous;
     const double frame_ms = lap(f, &previous);
     const float dt = std::min(0.1f, std::chrono::duration<float>(previous - before).count());
-    handle_input(dt);
+    handle_input();
     window_.capture(!opt_.screenshot.empty() && f + 1 == frames);
     const std::uint32_t swap_image = window_.acquire(slot);
     draw_overlay();
@@ -969,7 +950,6 @@ int Renderer::verify_sorters(std::uint64_t next_value, std::vector<std::uint8_t>
     auto work = [&](Stream s) { return paths_[int(sorter)]->enqueue(args, 0, s); };
     ts_check(ti::run_between(shared_timeline_, next_value, next_value + 1, stream_.s, work),
              "verification re-run of a compared sorter");
-    last_signalled_ = next_value + 1;
     ts_check(paths_[int(sorter)]->device_status(stream_.s), "compared sorter (device status)");
     FrameReadback other = read_back(next_value + 1, false, false);
     next_value += 2;
@@ -1049,8 +1029,7 @@ int Renderer::finish(std::uint64_t frames_done) {
 
 // --- the overlay: its panel and the controls (Dear ImGui, through window_) ----------------------------
 #if TILESORT_DEMO_WINDOW
-void Renderer::handle_input(float dt) {
-  (void)dt;
+void Renderer::handle_input() {
   const ImGuiIO& io = ImGui::GetIO();
   if (!io.WantCaptureMouse) {
     if (io.MouseDown[0]) {
@@ -1177,7 +1156,7 @@ void Renderer::draw_overlay() {
 }
 #else
 void Renderer::draw_overlay() {}
-void Renderer::handle_input(float) {}
+void Renderer::handle_input() {}
 #endif
 
 }  // namespace
