@@ -37,7 +37,7 @@
 #include "demo_core.hpp"
 #include "demo_shaders.hpp"
 #include "frame_log.hpp"
-#include "sort_paths.hpp"
+#include "sort_stage.hpp"
 #include "sorters.hpp"
 #include "sweep.hpp"
 #include "timeline.hpp"
@@ -65,12 +65,6 @@ void cuda_check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw DemoError(std::string(what) + " failed: " + cudaGetErrorString(e));
 }
 
-struct CudaStream {
-  cudaStream_t s = nullptr;
-  ~CudaStream() {
-    if (s) cudaStreamDestroy(s);
-  }
-};
 
 /// `name` in the executable's folder (the build folder), never relative to the cwd.
 std::string beside_executable(const std::string& name) {
@@ -210,17 +204,9 @@ class Renderer {
   double timestamp_ns_ = 1.0;
   std::uint64_t timestamp_mask_ = ~0ull;
 
-  CudaStream stream_;
-  // One path per CUDA sorter, created once; sorters_ says which run (the
-  // overlay may change it between frames).
-  std::array<std::unique_ptr<CudaSortPath>, kSorterCount> paths_;
-  SorterSet sorters_;
+  SortStage sort_;     // the stream and the CUDA sort paths, or the CPU sort's scratch
+  SorterSet sorters_;  // which sorters run (the overlay may change it between frames)
   SweepDriver sweep_;
-  // CPU path: the sort runs in cached host memory, then one sequential copy
-  // per output into the mapped buffers (reads from uncached mappings are slow).
-  CpuSortScratch cpu_scratch_;
-  std::vector<std::uint32_t> cpu_keys_, cpu_ids_, cpu_offsets_;
-  unsigned cpu_threads_ = 1;
 
   // interactive state
   std::array<SlotState, kSlots> slots_;
@@ -236,7 +222,7 @@ class Renderer {
 Renderer::~Renderer() {
   // Nothing may still use the buffers when their owners (below) free them.
   if (vk_.device() != VK_NULL_HANDLE) vkDeviceWaitIdle(vk_.device());
-  if (stream_.s) cudaStreamSynchronize(stream_.s);
+  sort_.synchronize();
   window_.release();
 }
 
@@ -399,21 +385,9 @@ void Renderer::create_resources() {
                                  VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, &image_),
            "render target");
 
-  if (!gpu_) {
-    cpu_keys_.resize(capacity_);
-    cpu_ids_.resize(capacity_);
-    cpu_offsets_.resize(std::size_t(max_tiles()) + 1);
-    cpu_threads_ = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-  }
-  if (gpu_) {
-    cuda_check(cudaSetDevice(cuda_device_), "cudaSetDevice");
-    cuda_check(cudaStreamCreateWithFlags(&stream_.s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    // tilesort always; 3DGS when the run uses it or the overlay can switch to it.
-    ts_check(make_tilesort_path(capacity_, max_tiles(), kSlots, &paths_[int(Sorter::tilesort)]),
-             "tilesort sort path");
-    if (sorters_.has(Sorter::gs3d) || !headless_)
-      ts_check(make_gs3d_path(capacity_, max_tiles(), kSlots, &paths_[int(Sorter::gs3d)]), "3DGS sort path");
-  }
+  if (!gpu_) sort_.create_cpu(capacity_, max_tiles());
+  // tilesort always; 3DGS when the run uses it or the overlay can switch to it.
+  if (gpu_) sort_.create_cuda(cuda_device_, capacity_, max_tiles(), kSlots, sorters_.has(Sorter::gs3d) || !headless_);
 }
 
 void Renderer::create_pipelines() {
@@ -675,18 +649,9 @@ void Renderer::sort_frame(std::uint64_t frame, std::uint32_t slot, const FrameCo
   if (gpu_) {
     // Every sorter of the set sorts the same records, compared ones first;
     // the primary runs last, so its lists are what the frame composites.
-    const SortFrame args = sort_frame_args(c, sort_depth);
-    const std::vector<Sorter> order = slots_[slot].sorters.run_order();
-    auto work = [&](Stream s) -> Status {
-      for (Sorter sorter : order) {
-        const Status st = paths_[int(sorter)]->enqueue(args, slot, s);
-        if (!st) return st;
-      }
-      return Status();
-    };
-    ts_check(ti::run_between(shared_timeline_, t.emitted(), t.sorted(), stream_.s, work,
-                             emitted_word_.valid() ? &emitted_word_ : nullptr),
-             sort_depth ? "sort between the timeline values" : "bin (sort off) between the timeline values");
+    sort_.enqueue_between(shared_timeline_, t.emitted(), t.sorted(), emitted_word_.valid() ? &emitted_word_ : nullptr,
+                          sort_frame_args(c, sort_depth), slot, slots_[slot].sorters.run_order(),
+                          sort_depth ? "sort between the timeline values" : "bin (sort off) between the timeline values");
     return;
   }
   // CPU path: the records are in host-visible memory once emission signalled.
@@ -696,11 +661,8 @@ void Renderer::sort_frame(std::uint64_t frame, std::uint32_t slot, const FrameCo
   const RecordView in{tile_ids_.host<const std::uint32_t>(), keys_.host<const std::uint32_t>(),
                       ids_.host<const std::uint32_t>(), counters->num_records};
   const std::uint32_t num_tiles = c.tiles_x * c.tiles_y;
-  cpu_bin_and_sort(in, num_tiles, sort_depth, cpu_keys_.data(), cpu_ids_.data(), cpu_offsets_.data(), &cpu_scratch_,
-                   cpu_threads_);
-  std::memcpy(sorted_keys_.host<std::uint32_t>(), cpu_keys_.data(), in.count * 4);
-  std::memcpy(sorted_ids_.host<std::uint32_t>(), cpu_ids_.data(), in.count * 4);
-  std::memcpy(offsets_.host<std::uint32_t>(), cpu_offsets_.data(), (std::size_t(num_tiles) + 1) * 4);
+  sort_.sort_on_host(in, num_tiles, sort_depth, sorted_keys_.host<std::uint32_t>(), sorted_ids_.host<std::uint32_t>(),
+                     offsets_.host<std::uint32_t>());
   slots_[slot].cpu_sort_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   VkSemaphoreSignalInfo signal{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
   signal.semaphore = cpu_timeline_;
@@ -729,7 +691,7 @@ void Renderer::collect(std::uint32_t slot) {
   }
   if (gpu_) {
     for (Sorter sorter : s.sorters.run_order())
-      ts_check(paths_[int(sorter)]->elapsed_ms(slot, &st.sort_by[int(sorter)]), "sort timing");
+      st.sort_by[int(sorter)] = sort_.elapsed_ms(sorter, slot);
   } else {
     st.sort_by[int(Sorter::cpu)] = s.cpu_sort_ms;
   }
@@ -946,11 +908,10 @@ int Renderer::verify_sorters(std::uint64_t next_value, std::vector<std::uint8_t>
   // equal lists pass it too. (If the primary failed, each is checked against
   // the reference on its own.)
   for (Sorter sorter : last.sorters.compared) {
-    const SortFrame args = sort_frame_args(last.constants, last.sort_depth);
-    auto work = [&](Stream s) { return paths_[int(sorter)]->enqueue(args, 0, s); };
-    ts_check(ti::run_between(shared_timeline_, next_value, next_value + 1, stream_.s, work),
-             "verification re-run of a compared sorter");
-    ts_check(paths_[int(sorter)]->device_status(stream_.s), "compared sorter (device status)");
+    sort_.enqueue_between(shared_timeline_, next_value, next_value + 1, nullptr,
+                          sort_frame_args(last.constants, last.sort_depth), 0, {sorter},
+                          "verification re-run of a compared sorter");
+    sort_.check_device_status(sorter, "compared sorter (device status)");
     FrameReadback other = read_back(next_value + 1, false, false);
     next_value += 2;
     std::string why;
@@ -1007,7 +968,7 @@ int Renderer::finish(std::uint64_t frames_done) {
   const SlotState& last = last_slot();
   if (gpu_)
     for (Sorter sorter : last.sorters.run_order())
-      ts_check(paths_[int(sorter)]->device_status(stream_.s), "sort (device status)");
+      sort_.check_device_status(sorter, "sort (device status)");
 
   log_.print_summary(frames_done, path_, last.constants, last.sort_depth, last.sorters, gpu_);
 
