@@ -1,36 +1,10 @@
 // Shared by the demo's compute shaders (demo_emit.comp, demo_finalize.comp,
-// demo_composite.comp). The C++ mirrors are in demo/src/demo_core.hpp
-// (FrameConstants, Splat, footprint(), the particle generator constants):
-// keep both sides in step.
+// demo_composite.comp). The structs, bindings and workgroup sizes are in
+// include/demo_shaderio.h, shared with the host; footprint() and
+// glsl_depth_key() in demo/src/demo_core.hpp mirror the functions here.
+#include "demo_shaderio.h"
 
-// Push constants: 112 bytes (the Vulkan minimum limit is 128).
-layout(push_constant) uniform Frame {
-  uint num_particles;
-  uint width;          // render target, pixels
-  uint height;
-  uint tile_size;      // 8, 16 or 32 pixels
-  uint tiles_x;
-  uint tiles_y;
-  uint capacity;       // records the emission buffers hold
-  uint flags;          // FLAG_* below
-  float time;          // animation time, seconds
-  float focal;         // pixels per unit at depth 1
-  float max_radius_px; // screen radius clamp: bounds the tiles one particle touches
-  float heat_scale;    // 1 / log2(1 + records in the fullest tile)
-  vec4 cam_pos;
-  vec4 cam_right;
-  vec4 cam_up;
-  vec4 cam_forward;
-} frame;
-
-const uint FLAG_HEATMAP = 1u;
-
-// One projected particle: what the composite pass reads per record, and what
-// the host-side verification re-derives the records from.
-struct Splat {
-  vec4 pos;    // x, y (pixels), radius (pixels), view depth
-  uvec4 info;  // rgba8 colour (alpha = opacity), tile rect lo (x0 | y0 << 16), hi (x1 | y1 << 16), visible
-};
+layout(push_constant) uniform Frame { FrameConstants frame; };
 
 // Order-preserving u32 code of a float: exactly tilesort::depth_key
 // (sorter/include/tilesort/emit.cuh, KeyCodec<u32> floating).

@@ -8,21 +8,16 @@
 // opaque (transmittance below 1/255), as tile-based splatting renderers do.
 #include "demo_common.glsl"
 
-layout(local_size_x = 8, local_size_y = 8) in;
+layout(local_size_x = kCompositeSide, local_size_y = kCompositeSide) in;
 
-layout(std430, set = 0, binding = 0) readonly buffer Splats { Splat splats[]; };
-layout(std430, set = 0, binding = 4) buffer Counters {
-  uint requested;
-  uint first_unfit;
-  uint num_records;
-  uint max_tile;
-} counters;
-layout(std430, set = 0, binding = 5) readonly buffer SortedIds { uint sorted_ids[]; };
-layout(std430, set = 0, binding = 6) readonly buffer Offsets { uint offsets[]; };
-layout(set = 0, binding = 7, rgba8) uniform writeonly image2D target;
+layout(std430, set = 0, binding = kBindingSplats) readonly buffer Splats { Splat splats[]; };
+layout(std430, set = 0, binding = kBindingCounters) buffer CountersBlock { Counters counters; };
+layout(std430, set = 0, binding = kBindingSortedIds) readonly buffer SortedIds { uint sorted_ids[]; };
+layout(std430, set = 0, binding = kBindingOffsets) readonly buffer Offsets { uint offsets[]; };
+layout(set = 0, binding = kBindingTarget, rgba8) uniform writeonly image2D target;
 
-const uint kBatch = 64u;
-const uint kMaxPixels = 16u;  // (32 / 8)^2
+const uint kBatch = kCompositeSide * kCompositeSide;  // one record per invocation per round
+const uint kMaxPixels = (32u / kCompositeSide) * (32u / kCompositeSide);  // 32 px tiles
 const float kOpaque = 1.0 / 255.0;
 
 shared vec4 s_pos[kBatch];
@@ -43,7 +38,7 @@ void main() {
   const uint tile = ty * frame.tiles_x + tx;
   const uint begin = offsets[tile], end = offsets[tile + 1u];
   const uint lane = gl_LocalInvocationIndex;
-  const uint side = frame.tile_size / 8u;  // pixels per invocation along x and y
+  const uint side = frame.tile_size / kCompositeSide;  // pixels per invocation along x and y
   const uint pixels = side * side;
 
   vec3 colour[kMaxPixels];
@@ -98,7 +93,7 @@ void main() {
     const float v = float(px.y) / float(frame.height);
     const vec3 background = mix(vec3(0.06, 0.07, 0.10), vec3(0.015, 0.015, 0.025), v);
     vec3 c = colour[p] + transmittance[p] * background;
-    if ((frame.flags & FLAG_HEATMAP) != 0u)  // empty tiles stay dark, so coverage reads at a glance
+    if ((frame.flags & kFlagHeatmap) != 0u)  // empty tiles stay dark, so coverage reads at a glance
       c = records > 0.0 ? mix(c, heat(log2(1.0 + records) * frame.heat_scale), 0.65) : 0.35 * c;
     imageStore(target, ivec2(px), vec4(encode_srgb(c), 1.0));
   }

@@ -10,18 +10,13 @@
 // demo_finalize.comp turns that into the count CUDA reads.
 #include "demo_common.glsl"
 
-layout(local_size_x = 256) in;
+layout(local_size_x = kEmitGroupSize) in;
 
-layout(std430, set = 0, binding = 0) writeonly buffer Splats { Splat splats[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer TileIds { uint tile_ids[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer Keys { uint keys[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Ids { uint ids[]; };
-layout(std430, set = 0, binding = 4) buffer Counters {
-  uint requested;    // records all particles asked for
-  uint first_unfit;  // lowest slot of a particle that did not fit (capacity if none)
-  uint num_records;  // written by demo_finalize.comp: what bin_and_sort reads
-  uint max_tile;     // written by demo_composite.comp: records in the fullest tile
-} counters;
+layout(std430, set = 0, binding = kBindingSplats) writeonly buffer Splats { Splat splats[]; };
+layout(std430, set = 0, binding = kBindingTileIds) writeonly buffer TileIds { uint tile_ids[]; };
+layout(std430, set = 0, binding = kBindingKeys) writeonly buffer Keys { uint keys[]; };
+layout(std430, set = 0, binding = kBindingIds) writeonly buffer Ids { uint ids[]; };
+layout(std430, set = 0, binding = kBindingCounters) buffer CountersBlock { Counters counters; };
 
 const uint kClusters = 6u;
 // Cluster centres (xyz) and spread (w); the swirl speed falls with the spread.
@@ -39,7 +34,7 @@ vec3 gaussian3(uint h) {  // Box-Muller from three hashes
               r2 * cos(6.2831853 * unit_float(d)));
 }
 
-shared uint scan[256];
+shared uint scan[kEmitGroupSize];
 shared uint group_base;
 
 void main() {
@@ -87,13 +82,14 @@ void main() {
   // Inclusive Hillis-Steele scan of the counts; the last lane reserves.
   scan[t] = n;
   barrier();
-  for (uint stride = 1u; stride < 256u; stride <<= 1) {
+  for (uint stride = 1u; stride < kEmitGroupSize; stride <<= 1) {
     const uint add = t >= stride ? scan[t - stride] : 0u;
     barrier();
     scan[t] += add;
     barrier();
   }
-  if (t == 255u) group_base = scan[255] == 0u ? 0u : atomicAdd(counters.requested, scan[255]);
+  const uint last = kEmitGroupSize - 1u;
+  if (t == last) group_base = scan[last] == 0u ? 0u : atomicAdd(counters.requested, scan[last]);
   barrier();
   if (n == 0u) return;
   const uint slot = group_base + scan[t] - n;

@@ -30,11 +30,11 @@ TileRect footprint(float x, float y, float r, std::uint32_t tile_size, std::uint
 
 TileRect splat_rect(const Splat& s) {
   TileRect rect;
-  if (!s.visible) return rect;
-  rect.x0 = s.rect_lo & 0xFFFFu;
-  rect.y0 = s.rect_lo >> 16;
-  rect.x1 = s.rect_hi & 0xFFFFu;
-  rect.y1 = s.rect_hi >> 16;
+  if (!s.info.w) return rect;  // not visible
+  rect.x0 = s.info.y & 0xFFFFu;
+  rect.y0 = s.info.y >> 16;
+  rect.x1 = s.info.z & 0xFFFFu;
+  rect.y1 = s.info.z >> 16;
   return rect;
 }
 
@@ -175,8 +175,9 @@ VerifyResult verify_frame(const FrameReadback& f) {
   for (std::uint32_t i = 0; i < c.num_particles; ++i) {
     const Splat& s = f.splats[i];
     const TileRect got = splat_rect(s);
-    const TileRect want = s.visible ? footprint(s.x, s.y, s.radius, c.tile_size, c.tiles_x, c.tiles_y) : TileRect{};
-    if (!(got == want) || (s.visible && want.empty())) {
+    const bool visible = s.info.w != 0;
+    const TileRect want = visible ? footprint(s.pos.x, s.pos.y, s.pos.z, c.tile_size, c.tiles_x, c.tiles_y) : TileRect{};
+    if (!(got == want) || (visible && want.empty())) {
       add_error(&result, "particle " + std::to_string(i) + ": shader tile rect [" + std::to_string(got.x0) + "," +
                              std::to_string(got.y0) + ".." + std::to_string(got.x1) + "," + std::to_string(got.y1) +
                              "] != CPU footprint [" + std::to_string(want.x0) + "," + std::to_string(want.y0) +
@@ -203,9 +204,10 @@ VerifyResult verify_frame(const FrameReadback& f) {
     if (!splat_rect(s).contains_tile(f.tile_ids[r], c.tiles_x))
       add_error(&result, "record " + std::to_string(r) + ": tile " + std::to_string(f.tile_ids[r]) +
                              " is outside particle " + std::to_string(id) + "'s footprint");
-    if (f.keys[r] != tilesort::depth_key(s.depth))
+    const float depth = s.pos.w;
+    if (f.keys[r] != tilesort::depth_key(depth))
       add_error(&result, "record " + std::to_string(r) + ": key " + std::to_string(f.keys[r]) +
-                             " != tilesort::depth_key(" + std::to_string(s.depth) + ")");
+                             " != tilesort::depth_key(" + std::to_string(depth) + ")");
     ++seen[id];
   }
   for (std::uint32_t i = 0; i < c.num_particles; ++i) {
@@ -283,13 +285,14 @@ void composite_tile(const FrameConstants& c, const std::vector<Splat>& splats, c
       float rgb[3] = {0.0f, 0.0f, 0.0f}, tr = 1.0f;
       for (std::uint32_t k = begin; k < end && tr >= kOpaque; ++k) {
         const Splat& s = splats[sorted_ids[k]];
-        const float dx = px - s.x, dy = py - s.y;
-        const float q = (dx * dx + dy * dy) / (s.radius * s.radius);
+        const float dx = px - s.pos.x, dy = py - s.pos.y, radius = s.pos.z;
+        const std::uint32_t rgba = s.info.x;
+        const float q = (dx * dx + dy * dy) / (radius * radius);
         if (q >= 1.0f) continue;
-        const float opacity = float(s.rgba >> 24) / 255.0f;
-        const float alpha = opacity * std::min(std::max((1.0f - q) * s.radius, 0.0f), 1.0f);
+        const float opacity = float(rgba >> 24) / 255.0f;
+        const float alpha = opacity * std::min(std::max((1.0f - q) * radius, 0.0f), 1.0f);
         const float shade = 0.3f + 0.7f * std::sqrt(1.0f - q);
-        for (int ch = 0; ch < 3; ++ch) rgb[ch] += tr * alpha * (float((s.rgba >> (8 * ch)) & 0xFFu) / 255.0f) * shade;
+        for (int ch = 0; ch < 3; ++ch) rgb[ch] += tr * alpha * (float((rgba >> (8 * ch)) & 0xFFu) / 255.0f) * shade;
         tr *= 1.0f - alpha;
       }
       const float v = float(y) / float(c.height);
@@ -367,12 +370,10 @@ void orbit_camera(float yaw, float pitch, float distance, FrameConstants* c) {
   right[2] /= rl;
   const float up[3] = {right[1] * fwd[2] - right[2] * fwd[1], right[2] * fwd[0] - right[0] * fwd[2],
                        right[0] * fwd[1] - right[1] * fwd[0]};
-  for (int i = 0; i < 3; ++i) {
-    c->cam_pos[i] = pos[i];
-    c->cam_forward[i] = fwd[i];
-    c->cam_right[i] = right[i];
-    c->cam_up[i] = up[i];
-  }
+  c->cam_pos = {pos[0], pos[1], pos[2], 0.0f};
+  c->cam_forward = {fwd[0], fwd[1], fwd[2], 0.0f};
+  c->cam_right = {right[0], right[1], right[2], 0.0f};
+  c->cam_up = {up[0], up[1], up[2], 0.0f};
 }
 
 double median(std::vector<double> v) {

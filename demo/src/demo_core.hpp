@@ -1,5 +1,5 @@
-// tilesort-demo, CPU side: the C++ mirrors of the shaders' data
-// (shaders/demo_common.glsl), the tile footprint, the CPU sort used when no
+// tilesort-demo, CPU side: the shaders' data (shaders/include/demo_shaderio.h,
+// shared with them), the tile footprint, the CPU sort used when no
 // CUDA device is present, the CPU reference a frame is verified against, and
 // the image writer. No Vulkan here, so the unit tests need no device.
 #pragma once
@@ -9,48 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "demo_shaderio.h"
+
 namespace tilesort {
 namespace demo {
 
-/// Mirrors `Frame` (push constants) in shaders/demo_common.glsl.
-struct FrameConstants {
-  std::uint32_t num_particles = 0;
-  std::uint32_t width = 0;
-  std::uint32_t height = 0;
-  std::uint32_t tile_size = 16;
-  std::uint32_t tiles_x = 0;
-  std::uint32_t tiles_y = 0;
-  std::uint32_t capacity = 0;
-  std::uint32_t flags = 0;
-  float time = 0.0f;
-  float focal = 0.0f;
-  float max_radius_px = 0.0f;
-  float heat_scale = 0.0f;
-  float cam_pos[4] = {};
-  float cam_right[4] = {};
-  float cam_up[4] = {};
-  float cam_forward[4] = {};
-};
-static_assert(sizeof(FrameConstants) == 112, "FrameConstants must match the shaders' push constant block");
-inline constexpr std::uint32_t kFlagHeatmap = 1u;
-
-/// Mirrors `Splat` in shaders/demo_common.glsl (std430, 32 bytes).
-struct Splat {
-  float x, y, radius, depth;
-  std::uint32_t rgba;
-  std::uint32_t rect_lo;  // x0 | y0 << 16
-  std::uint32_t rect_hi;  // x1 | y1 << 16
-  std::uint32_t visible;
-};
-static_assert(sizeof(Splat) == 32, "Splat must match the std430 layout");
-
-/// Mirrors the Counters block of the shaders.
-struct Counters {
-  std::uint32_t requested;    // records the particles asked for
-  std::uint32_t first_unfit;  // lowest slot that did not fit (capacity if all did)
-  std::uint32_t num_records;  // records emitted and sorted
-  std::uint32_t max_tile;     // records in the fullest tile
-};
+// FrameConstants (the push constants), Splat, Counters, kFlagHeatmap: shared with the shaders.
 
 /// Inclusive tile rectangle on a tiles_x x tiles_y grid.
 struct TileRect {

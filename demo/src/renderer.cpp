@@ -18,30 +18,26 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cfloat>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <string>
 #include <thread>
 #include <unistd.h>
 #include <vector>
 
-#if TILESORT_DEMO_WINDOW
+#if TILESORT_DEMO_WINDOW  // the overlay's panel (draw_overlay, handle_input)
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <imgui.h>
-#include <imgui_impl_glfw.h>
-#include <imgui_impl_vulkan.h>
 #endif
 
 #include "demo_core.hpp"
 #include "demo_shaders.hpp"
-#include "sort_paths.hpp"
+#include "frame_log.hpp"
+#include "sort_stage.hpp"
 #include "sorters.hpp"
 #include "sweep.hpp"
 #include "timeline.hpp"
@@ -50,6 +46,7 @@
 #include "tilesort/vkbase/context.hpp"
 #include "tilesort/vkbase/resources.hpp"
 #include "vk.hpp"
+#include "window.hpp"
 
 namespace tilesort {
 namespace demo {
@@ -58,48 +55,16 @@ namespace {
 namespace ti = tilesort::interop;
 using Clock = std::chrono::steady_clock;
 
-constexpr std::uint32_t kSlots = 2;            // frames in flight (command buffers, stats ring)
 constexpr std::uint32_t kQueriesPerFrame = 4;  // emit begin/end, composite begin/end
 constexpr std::uint64_t kWaitTimeoutNs = 20ull * 1000000000ull;
-constexpr std::uint32_t kMinTileSize = 8;
+constexpr std::uint32_t kMinTileSize = 8;       // of the --tile sizes; the buffers are sized for it
+static_assert(kMinTileSize % kCompositeSide == 0, "a composite workgroup covers whole tiles");
 constexpr float kMaxRadiusPx = 40.0f;
-constexpr std::size_t kHistory = 120;  // frames the overlay's medians cover
 
 void cuda_check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw DemoError(std::string(what) + " failed: " + cudaGetErrorString(e));
 }
 
-struct CudaStream {
-  cudaStream_t s = nullptr;
-  ~CudaStream() {
-    if (s) cudaStreamDestroy(s);
-  }
-};
-struct CudaEvent {
-  cudaEvent_t e = nullptr;
-  ~CudaEvent() {
-    if (e) cudaEventDestroy(e);
-  }
-};
-struct CudaMemory {
-  void* p = nullptr;
-  ~CudaMemory() {
-    if (p) cudaFree(p);
-  }
-};
-
-#if TILESORT_DEMO_WINDOW
-struct GlfwSession {
-  bool initialised = false;
-  GLFWwindow* window = nullptr;
-  ~GlfwSession() {
-    if (window) glfwDestroyWindow(window);
-    if (initialised) glfwTerminate();
-  }
-};
-std::string g_glfw_error;
-void on_glfw_error(int code, const char* text) { g_glfw_error = "GLFW error " + std::to_string(code) + ": " + text; }
-#endif
 
 /// `name` in the executable's folder (the build folder), never relative to the cwd.
 std::string beside_executable(const std::string& name) {
@@ -137,14 +102,6 @@ struct RecordBuffer {
   T* host() const { return plain.mapped_as<T>(); }
 };
 
-struct FrameStats {
-  std::uint64_t frame = 0;
-  Counters counters{};
-  double frame_ms = -1, emit_ms = -1, sort_ms = -1, composite_ms = -1;  // sort_ms: the primary sorter's
-  SorterTimes sort_by{{-1.0, -1.0, -1.0}};                           // every sorter that ran
-  SweepPoint point;
-};
-
 /// What a slot's frame was recorded with (read back when the slot is reused).
 struct SlotState {
   std::uint64_t frame = 0;
@@ -177,17 +134,9 @@ class Renderer {
   void create_resources();
   void create_pipelines();
   void create_sync();
-  // windowed
-  void create_window();
-  void create_swapchain();
-  void init_imgui();
+  // windowed: the overlay's panel and the controls
   void draw_overlay();
-  void handle_input(float dt);
-  /// Acquires a swapchain image for `slot` (recreating the swapchain when it is out of date).
-  std::uint32_t acquire(std::uint32_t slot);
-  void record_to_swapchain(VkCommandBuffer cmd, std::uint32_t swap_image, const FrameConstants& c);
-  void present(std::uint32_t swap_image);
-  void write_screenshot();
+  void handle_input();
   // the loops: headless runs a fixed number of frames, windowed until the window closes
   int run_headless();
   int run_windowed();
@@ -227,9 +176,7 @@ class Renderer {
 
   Options opt_;
   bool headless_;
-#if TILESORT_DEMO_WINDOW
-  GlfwSession glfw_;
-#endif
+  Window window_;       // before vk_: the GLFW window outlives the surface
   vkbase::Context vk_;  // instance (+ surface), device, queue, command pool
   std::string path_;    // "GPU: ..." / "CPU fallback: ..."
   bool gpu_ = false;
@@ -251,65 +198,32 @@ class Renderer {
   ti::SharedTimelineSemaphore shared_timeline_;
   ti::SharedWord emitted_word_;  // --handoff memory: Vulkan -> CUDA through a memory word
   Semaphore cpu_timeline_;
-  std::uint64_t last_signalled_ = 0;
   std::array<VkCommandBuffer, kSlots> emit_cmd_{}, draw_cmd_{};
   QueryPool queries_;
   bool timestamps_ = false;
   double timestamp_ns_ = 1.0;
   std::uint64_t timestamp_mask_ = ~0ull;
 
-  CudaStream stream_;
-  // One path per CUDA sorter, created once; sorters_ says which run (the
-  // overlay may change it between frames).
-  std::array<std::unique_ptr<CudaSortPath>, kSorterCount> paths_;
-  SorterSet sorters_;
+  SortStage sort_;     // the stream and the CUDA sort paths, or the CPU sort's scratch
+  SorterSet sorters_;  // which sorters run (the overlay may change it between frames)
   SweepDriver sweep_;
-  // CPU path: the sort runs in cached host memory, then one sequential copy
-  // per output into the mapped buffers (reads from uncached mappings are slow).
-  CpuSortScratch cpu_scratch_;
-  std::vector<std::uint32_t> cpu_keys_, cpu_ids_, cpu_offsets_;
-  unsigned cpu_threads_ = 1;
-
-  // windowed
-  Swapchain swapchain_;
-  VkFormat swap_format_ = VK_FORMAT_UNDEFINED;
-  VkExtent2D swap_extent_{};
-  std::vector<VkImage> swap_images_;
-  std::vector<ImageView> swap_views_;
-  std::vector<Framebuffer> framebuffers_;
-  std::vector<Semaphore> render_done_;
-  std::array<Semaphore, kSlots> acquired_;
-  RenderPass render_pass_;
-  DescriptorPool imgui_pool_;
-  bool imgui_ready_ = false;
-  bool swapchain_dirty_ = false;
-  // --screenshot: the last frame's swapchain image, copied after the overlay.
-  vkbase::Buffer screenshot_;
-  bool capture_ = false, captured_ = false;
 
   // interactive state
   std::array<SlotState, kSlots> slots_;
   std::uint32_t particles_ = 0;
   std::uint32_t tile_size_ = 16;
-  bool sort_depth_ = true, heatmap_ = false, paused_ = false, auto_rotate_ = true, vsync_ = true;
+  bool sort_depth_ = true, heatmap_ = false, paused_ = false, auto_rotate_ = true;
   float time_ = 0.0f, yaw_ = 0.4f, pitch_ = 0.35f, distance_ = 9.0f;
   float heat_scale_ = 1.0f / 10.0f;
-  std::deque<FrameStats> history_;  // the overlay's window
-  std::vector<FrameStats> all_;     // every frame (headless summary)
+  FrameLog log_;
   Clock::time_point last_frame_start_{};
 };
 
 Renderer::~Renderer() {
   // Nothing may still use the buffers when their owners (below) free them.
   if (vk_.device() != VK_NULL_HANDLE) vkDeviceWaitIdle(vk_.device());
-  if (stream_.s) cudaStreamSynchronize(stream_.s);
-#if TILESORT_DEMO_WINDOW
-  if (imgui_ready_) {
-    ImGui_ImplVulkan_Shutdown();
-    ImGui_ImplGlfw_Shutdown();
-    ImGui::DestroyContext();
-  }
-#endif
+  sort_.synchronize();
+  window_.release();
 }
 
 // --- set-up ---------------------------------------------------------------------------------------------
@@ -320,7 +234,6 @@ void Renderer::init(const std::string& why_headless) {
   sort_depth_ = opt_.sort;
   heatmap_ = opt_.heatmap;
   paused_ = opt_.paused;
-  vsync_ = opt_.vsync;
   max_particles_ = opt_.max_particles ? opt_.max_particles
                                       : (headless_ ? opt_.particles : std::max<std::uint32_t>(opt_.particles, 1u << 20));
   if (headless_ && opt_.sweep && !opt_.max_particles) {
@@ -331,9 +244,7 @@ void Renderer::init(const std::string& why_headless) {
   capacity_ = std::uint32_t(std::uint64_t(max_particles_) * opt_.records_per_particle);
   if (headless_)
     std::printf("tilesort-demo: headless%s%s\n", why_headless.empty() ? "" : " (", why_headless.empty() ? "" : (why_headless + ")").c_str());
-#if TILESORT_DEMO_WINDOW
-  if (!headless_) create_window();
-#endif
+  if (!headless_) window_.open(opt_.width, opt_.height);
   vkbase::Instance instance = create_instance();
   const vkbase::PhysicalDevice physical = pick_device(instance);
   std::string error;
@@ -342,17 +253,11 @@ void Renderer::init(const std::string& why_headless) {
   create_resources();
   create_pipelines();
   create_sync();
-#if TILESORT_DEMO_WINDOW
   if (!headless_) {
-    create_swapchain();
-    init_imgui();
+    window_.create(&vk_, opt_.vsync, !opt_.screenshot.empty());
+    std::printf("tilesort-demo: window %ux%u (swapchain %ux%u, %s)\n", opt_.width, opt_.height,
+                window_.extent().width, window_.extent().height, window_.vsync() ? "vsync" : "no vsync");
   }
-#endif
-#if TILESORT_DEMO_WINDOW
-  if (!headless_)
-    std::printf("tilesort-demo: window %ux%u (swapchain %ux%u, %s)\n", opt_.width, opt_.height, swap_extent_.width,
-                swap_extent_.height, vsync_ ? "vsync" : "no vsync");
-#endif
   std::printf("tilesort-demo: Vulkan device: %s\n", vk_.device_name());
   std::printf("tilesort-demo: sort path: %s\n", path_.c_str());
   if (gpu_)
@@ -376,25 +281,12 @@ vkbase::Instance Renderer::create_instance() {
   options.app_name = "tilesort-demo";
   options.api_version = ti::kMinVulkanApiVersion;
   options.extensions = ti::instance_extensions();
-#if TILESORT_DEMO_WINDOW
-  if (!headless_) {
-    std::uint32_t n = 0;
-    const char** glfw_ext = glfwGetRequiredInstanceExtensions(&n);
-    if (!glfw_ext) throw DemoError("GLFW found no Vulkan surface extensions: " + g_glfw_error);
-    options.extensions.insert(options.extensions.end(), glfw_ext, glfw_ext + n);
-  }
-#endif
+  if (!headless_) window_.add_instance_extensions(&options.extensions);
   vkbase::Instance instance;
   const Status s = vkbase::create_instance(options, &instance);
   if (s.code() == StatusCode::missing_vulkan_support) throw DemoError(s.what(), kExitNoVulkan);
   ts_check(s, "vkbase::create_instance");
-#if TILESORT_DEMO_WINDOW
-  if (!headless_) {
-    VkSurfaceKHR surface = VK_NULL_HANDLE;
-    DEMO_VK(glfwCreateWindowSurface(instance.get(), glfw_.window, nullptr, &surface));
-    instance.adopt_surface(surface);
-  }
-#endif
+  if (!headless_) window_.create_surface(&instance);
   return instance;
 }
 
@@ -493,29 +385,21 @@ void Renderer::create_resources() {
                                  VK_IMAGE_USAGE_STORAGE_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT, &image_),
            "render target");
 
-  if (!gpu_) {
-    cpu_keys_.resize(capacity_);
-    cpu_ids_.resize(capacity_);
-    cpu_offsets_.resize(std::size_t(max_tiles()) + 1);
-    cpu_threads_ = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-  }
-  if (gpu_) {
-    cuda_check(cudaSetDevice(cuda_device_), "cudaSetDevice");
-    cuda_check(cudaStreamCreateWithFlags(&stream_.s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-    // tilesort always; 3DGS when the run uses it or the overlay can switch to it.
-    ts_check(make_tilesort_path(capacity_, max_tiles(), kSlots, &paths_[int(Sorter::tilesort)]),
-             "tilesort sort path");
-    if (sorters_.has(Sorter::gs3d) || !headless_)
-      ts_check(make_gs3d_path(capacity_, max_tiles(), kSlots, &paths_[int(Sorter::gs3d)]), "3DGS sort path");
-  }
+  if (!gpu_) sort_.create_cpu(capacity_, max_tiles());
+  // tilesort always; 3DGS when the run uses it or the overlay can switch to it.
+  if (gpu_) sort_.create_cuda(cuda_device_, capacity_, max_tiles(), kSlots, sorters_.has(Sorter::gs3d) || !headless_);
 }
 
 void Renderer::create_pipelines() {
   const VkDevice dev = vk_.device();
-  std::array<VkDescriptorSetLayoutBinding, 8> bindings{};
+  // Bindings 0 .. kBindingCount - 1 (demo_shaderio.h): storage buffers, and the image at kBindingTarget.
+  static_assert(kBindingTarget == kBindingCount - 1, "the buffers are bindings 0 .. kBindingCount - 2");
+  constexpr std::uint32_t kBuffers = kBindingCount - 1;
+  std::array<VkDescriptorSetLayoutBinding, kBindingCount> bindings{};
   for (std::uint32_t i = 0; i < bindings.size(); ++i) {
     bindings[i].binding = i;
-    bindings[i].descriptorType = i == 7 ? VK_DESCRIPTOR_TYPE_STORAGE_IMAGE : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    bindings[i].descriptorType =
+        i == kBindingTarget ? VK_DESCRIPTOR_TYPE_STORAGE_IMAGE : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     bindings[i].descriptorCount = 1;
     bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
   }
@@ -526,7 +410,8 @@ void Renderer::create_pipelines() {
   DEMO_VK(vkCreateDescriptorSetLayout(dev, &set_info, nullptr, &layout));
   set_layout_ = DescriptorSetLayout(dev, layout);
 
-  const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 7}, {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1}};
+  const VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, kBuffers},
+                                         {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 1}};
   VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pool_info.maxSets = 1;
   pool_info.poolSizeCount = 2;
@@ -540,11 +425,17 @@ void Renderer::create_pipelines() {
   alloc.pSetLayouts = set_layout_.ptr();
   DEMO_VK(vkAllocateDescriptorSets(dev, &alloc, &set_));
 
-  const VkBuffer buffers[7] = {splats_.get(), tile_ids_.vk(), keys_.vk(), ids_.vk(),
-                               counters_.vk(), sorted_ids_.vk(), offsets_.vk()};
-  std::array<VkDescriptorBufferInfo, 7> infos{};
-  std::array<VkWriteDescriptorSet, 8> writes{};
-  for (std::uint32_t i = 0; i < 7; ++i) {
+  std::array<VkBuffer, kBuffers> buffers{};
+  buffers[kBindingSplats] = splats_.get();
+  buffers[kBindingTileIds] = tile_ids_.vk();
+  buffers[kBindingKeys] = keys_.vk();
+  buffers[kBindingIds] = ids_.vk();
+  buffers[kBindingCounters] = counters_.vk();
+  buffers[kBindingSortedIds] = sorted_ids_.vk();
+  buffers[kBindingOffsets] = offsets_.vk();
+  std::array<VkDescriptorBufferInfo, kBuffers> infos{};
+  std::array<VkWriteDescriptorSet, kBindingCount> writes{};
+  for (std::uint32_t i = 0; i < kBuffers; ++i) {
     infos[i] = {buffers[i], 0, VK_WHOLE_SIZE};
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[i].dstSet = set_;
@@ -554,12 +445,13 @@ void Renderer::create_pipelines() {
     writes[i].pBufferInfo = &infos[i];
   }
   const VkDescriptorImageInfo image_info{VK_NULL_HANDLE, image_.view(), VK_IMAGE_LAYOUT_GENERAL};
-  writes[7] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-  writes[7].dstSet = set_;
-  writes[7].dstBinding = 7;
-  writes[7].descriptorCount = 1;
-  writes[7].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-  writes[7].pImageInfo = &image_info;
+  VkWriteDescriptorSet& target = writes[kBindingTarget];
+  target = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  target.dstSet = set_;
+  target.dstBinding = kBindingTarget;
+  target.descriptorCount = 1;
+  target.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+  target.pImageInfo = &image_info;
   vkUpdateDescriptorSets(dev, std::uint32_t(writes.size()), writes.data(), 0, nullptr);
 
   ts_check(vkbase::create_pipeline_layout(dev, set_layout_, sizeof(FrameConstants), &pipeline_layout_),
@@ -603,8 +495,6 @@ void Renderer::create_sync() {
     timestamp_ns_ = period;
     timestamp_mask_ = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
   }
-  if (!headless_)
-    for (Semaphore& s : acquired_) s = create_semaphore(dev, false);
 }
 
 // --- frame ------------------------------------------------------------------------------------------------
@@ -648,7 +538,7 @@ void Renderer::record_emit(VkCommandBuffer cmd, std::uint32_t slot, const FrameC
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set_, 0, nullptr);
   vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof c, &c);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, emit_);
-  vkCmdDispatch(cmd, vkbase::groups_for(c.num_particles, 256), 1, 1);
+  vkCmdDispatch(cmd, vkbase::groups_for(c.num_particles, kEmitGroupSize), 1, 1);
   memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, finalize_);
@@ -679,12 +569,12 @@ void Renderer::record_draw(VkCommandBuffer cmd, std::uint32_t slot, const FrameC
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set_, 0, nullptr);
   vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof c, &c);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, composite_);
-  vkCmdDispatch(cmd, c.tiles_x, c.tiles_y, 1);
+  vkCmdDispatch(cmd, c.tiles_x, c.tiles_y, 1);  // one workgroup per tile
   memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
                  VK_ACCESS_TRANSFER_READ_BIT);
   const VkBufferCopy stats{0, VkDeviceSize(slot) * sizeof(Counters), sizeof(Counters)};
   vkCmdCopyBuffer(cmd, counters_.vk(), stats_, 1, &stats);
-  if (swap_image >= 0) record_to_swapchain(cmd, std::uint32_t(swap_image), c);
+  if (swap_image >= 0) window_.record(cmd, std::uint32_t(swap_image), image_, {c.width, c.height});
   memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                  VK_ACCESS_HOST_READ_BIT);
   if (timestamps_) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, q + 3);
@@ -727,7 +617,6 @@ void Renderer::submit(VkCommandBuffer cmd, std::uint64_t wait_value, VkPipelineS
   DEMO_VK(vkQueueSubmit(vk_.queue(), 1, &info, VK_NULL_HANDLE));
   // Tell the interop ordering guard, so CUDA may now wait for this value.
   if (gpu_) ts_check(shared_timeline_.declare_vulkan_signal(signal_value), "declare_vulkan_signal");
-  last_signalled_ = signal_value;
 }
 
 void Renderer::host_wait(std::uint64_t value) {
@@ -760,19 +649,9 @@ void Renderer::sort_frame(std::uint64_t frame, std::uint32_t slot, const FrameCo
   if (gpu_) {
     // Every sorter of the set sorts the same records, compared ones first;
     // the primary runs last, so its lists are what the frame composites.
-    const SortFrame args = sort_frame_args(c, sort_depth);
-    const std::vector<Sorter> order = slots_[slot].sorters.run_order();
-    auto work = [&](Stream s) -> Status {
-      for (Sorter sorter : order) {
-        const Status st = paths_[int(sorter)]->enqueue(args, slot, s);
-        if (!st) return st;
-      }
-      return Status();
-    };
-    ts_check(ti::run_between(shared_timeline_, t.emitted(), t.sorted(), stream_.s, work,
-                             emitted_word_.valid() ? &emitted_word_ : nullptr),
-             sort_depth ? "sort between the timeline values" : "bin (sort off) between the timeline values");
-    last_signalled_ = t.sorted();
+    sort_.enqueue_between(shared_timeline_, t.emitted(), t.sorted(), emitted_word_.valid() ? &emitted_word_ : nullptr,
+                          sort_frame_args(c, sort_depth), slot, slots_[slot].sorters.run_order(),
+                          sort_depth ? "sort between the timeline values" : "bin (sort off) between the timeline values");
     return;
   }
   // CPU path: the records are in host-visible memory once emission signalled.
@@ -782,17 +661,13 @@ void Renderer::sort_frame(std::uint64_t frame, std::uint32_t slot, const FrameCo
   const RecordView in{tile_ids_.host<const std::uint32_t>(), keys_.host<const std::uint32_t>(),
                       ids_.host<const std::uint32_t>(), counters->num_records};
   const std::uint32_t num_tiles = c.tiles_x * c.tiles_y;
-  cpu_bin_and_sort(in, num_tiles, sort_depth, cpu_keys_.data(), cpu_ids_.data(), cpu_offsets_.data(), &cpu_scratch_,
-                   cpu_threads_);
-  std::memcpy(sorted_keys_.host<std::uint32_t>(), cpu_keys_.data(), in.count * 4);
-  std::memcpy(sorted_ids_.host<std::uint32_t>(), cpu_ids_.data(), in.count * 4);
-  std::memcpy(offsets_.host<std::uint32_t>(), cpu_offsets_.data(), (std::size_t(num_tiles) + 1) * 4);
+  sort_.sort_on_host(in, num_tiles, sort_depth, sorted_keys_.host<std::uint32_t>(), sorted_ids_.host<std::uint32_t>(),
+                     offsets_.host<std::uint32_t>());
   slots_[slot].cpu_sort_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   VkSemaphoreSignalInfo signal{VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO};
   signal.semaphore = cpu_timeline_;
   signal.value = t.sorted();
   DEMO_VK(vkSignalSemaphore(vk_.device(), &signal));
-  last_signalled_ = t.sorted();
 }
 
 void Renderer::collect(std::uint32_t slot) {
@@ -816,7 +691,7 @@ void Renderer::collect(std::uint32_t slot) {
   }
   if (gpu_) {
     for (Sorter sorter : s.sorters.run_order())
-      ts_check(paths_[int(sorter)]->elapsed_ms(slot, &st.sort_by[int(sorter)]), "sort timing");
+      st.sort_by[int(sorter)] = sort_.elapsed_ms(sorter, slot);
   } else {
     st.sort_by[int(Sorter::cpu)] = s.cpu_sort_ms;
   }
@@ -829,18 +704,7 @@ void Renderer::collect(std::uint32_t slot) {
   }
   // The heat-map's scale follows the fullest tile.
   heat_scale_ = 1.0f / std::log2(2.0f + float(st.counters.max_tile));
-  history_.push_back(st);
-  if (history_.size() > kHistory) history_.pop_front();
-  all_.push_back(st);
-  if (headless_ && !opt_.quiet) {
-    char others[96] = "";
-    for (Sorter sorter : s.sorters.compared)
-      std::snprintf(others + std::strlen(others), sizeof others - std::strlen(others), " (%s %.3f ms)",
-                    sorter_name(sorter), st.sort_by[int(sorter)]);
-    std::printf("frame %4llu: %9u records (%u dropped), fullest tile %6u, emit %7.3f ms, sort %7.3f ms%s, composite %7.3f ms\n",
-                (unsigned long long)st.frame, st.counters.num_records, st.counters.requested - st.counters.num_records,
-                st.counters.max_tile, st.emit_ms, st.sort_ms, others, st.composite_ms);
-  }
+  log_.add(st, s.sorters.compared, headless_ && !opt_.quiet);
 }
 
 int Renderer::run() { return headless_ ? run_headless() : run_windowed(); }
@@ -906,6 +770,34 @@ int Renderer::run_headless() {
   return finish(f);
 }
 
+int Renderer::run_windowed() {
+  const std::uint64_t frames = opt_.frames;  // 0: until the window closes
+  std::uint64_t f = 0;
+  auto previous = Clock::now();
+  for (;; ++f) {
+    window_.poll_events();
+    if (window_.should_close() || (frames && f >= frames)) break;
+    const std::uint32_t slot = std::uint32_t(f % kSlots);
+    reuse_slot(f, slot);
+    const auto before = previous;
+    const double frame_ms = lap(f, &previous);
+    const float dt = std::min(0.1f, std::chrono::duration<float>(previous - before).count());
+    handle_input();
+    window_.capture(!opt_.screenshot.empty() && f + 1 == frames);
+    const std::uint32_t swap_image = window_.acquire(slot);
+    draw_overlay();
+    advance(dt);
+    const FrameConstants c = begin_frame(f, slot, frame_ms);
+    emit_and_sort(f, slot, c);
+    record_draw(draw_cmd_[slot], slot, c, swap_image);
+    const FrameTimeline t{f};
+    submit(draw_cmd_[slot], t.sorted(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, t.done(), window_.acquired(slot),
+           VK_PIPELINE_STAGE_TRANSFER_BIT, window_.render_done(swap_image));
+    window_.present(swap_image);
+  }
+  return finish(f);
+}
+
 const SlotState& Renderer::last_slot() const {
   const SlotState* last = &slots_[0];
   for (const SlotState& s : slots_)
@@ -918,7 +810,7 @@ FrameReadback Renderer::read_back(std::uint64_t wait_value, bool all, bool corru
   // (outside the frame loop), optionally corrupting one sorted record first.
   const SlotState& last = last_slot();
   const FrameConstants& c = last.constants;
-  const Counters counters = all_.empty() ? Counters{} : all_.back().counters;
+  const Counters counters = log_.last_counters();
   const std::uint64_t n = counters.num_records;
   const std::uint32_t num_tiles = c.tiles_x * c.tiles_y;
   const VkDeviceSize splat_bytes = all ? VkDeviceSize(c.num_particles) * sizeof(Splat) : 0;
@@ -1016,12 +908,10 @@ int Renderer::verify_sorters(std::uint64_t next_value, std::vector<std::uint8_t>
   // equal lists pass it too. (If the primary failed, each is checked against
   // the reference on its own.)
   for (Sorter sorter : last.sorters.compared) {
-    const SortFrame args = sort_frame_args(last.constants, last.sort_depth);
-    auto work = [&](Stream s) { return paths_[int(sorter)]->enqueue(args, 0, s); };
-    ts_check(ti::run_between(shared_timeline_, next_value, next_value + 1, stream_.s, work),
-             "verification re-run of a compared sorter");
-    last_signalled_ = next_value + 1;
-    ts_check(paths_[int(sorter)]->device_status(stream_.s), "compared sorter (device status)");
+    sort_.enqueue_between(shared_timeline_, next_value, next_value + 1, nullptr,
+                          sort_frame_args(last.constants, last.sort_depth), 0, {sorter},
+                          "verification re-run of a compared sorter");
+    sort_.check_device_status(sorter, "compared sorter (device status)");
     FrameReadback other = read_back(next_value + 1, false, false);
     next_value += 2;
     std::string why;
@@ -1072,41 +962,15 @@ int Renderer::finish(std::uint64_t frames_done) {
   if (frames_done == 0) return kExitOk;
   const std::uint64_t last_value = FrameTimeline{frames_done - 1}.done();
   host_wait(last_value);
-  if (captured_) write_screenshot();
+  window_.write_screenshot(opt_.screenshot);
   for (std::uint64_t g = frames_done - std::min<std::uint64_t>(frames_done, kSlots); g < frames_done; ++g)
     collect(std::uint32_t(g % kSlots));
   const SlotState& last = last_slot();
   if (gpu_)
     for (Sorter sorter : last.sorters.run_order())
-      ts_check(paths_[int(sorter)]->device_status(stream_.s), "sort (device status)");
+      sort_.check_device_status(sorter, "sort (device status)");
 
-  // Summary over the measured frames (the first one warms caches and JITs).
-  std::vector<double> frame_ms, sort_ms, emit_ms, comp_ms, records;
-  std::vector<SorterTimes> per_sorter;
-  for (std::size_t i = all_.size() > 1 ? 1 : 0; i < all_.size(); ++i) {
-    const FrameStats& s = all_[i];
-    if (s.frame_ms >= 0) frame_ms.push_back(s.frame_ms);
-    if (s.sort_ms >= 0) sort_ms.push_back(s.sort_ms);
-    if (s.emit_ms >= 0) emit_ms.push_back(s.emit_ms);
-    if (s.composite_ms >= 0) comp_ms.push_back(s.composite_ms);
-    records.push_back(s.counters.num_records);
-    per_sorter.push_back(s.sort_by);
-  }
-  const double sort_med = median(sort_ms), rec_med = median(records);
-  std::printf("summary: %s\n", path_.c_str());
-  std::printf("summary: %llu frames, %u particles, %ux%u, %u px tiles (%u tiles), depth sort %s, sorter %s\n",
-              (unsigned long long)frames_done, last.constants.num_particles, opt_.width, opt_.height,
-              last.constants.tile_size, last.constants.tiles_x * last.constants.tiles_y,
-              last.sort_depth ? "on" : "off", sorter_name(last.sorters.primary));
-  std::printf("summary: median frame %.3f ms, emit %.3f ms, sort %.3f ms (%s), composite %.3f ms\n", median(frame_ms),
-              median(emit_ms), sort_med, gpu_ ? "CUDA events" : "host clock", median(comp_ms));
-  std::printf("summary: median %.0f records/frame, %.1f Mrecords/s sorted\n", rec_med,
-              sort_med > 0 ? rec_med / sort_med * 1e-3 : 0.0);
-  if (!last.sorters.compared.empty()) {
-    const AbSummary ab = summarize_ab(last.sorters, per_sorter);
-    std::printf("summary: %s (same records, each sorter timed by its own CUDA events)\n", ab.line().c_str());
-  }
-  std::fflush(stdout);
+  log_.print_summary(frames_done, path_, last.constants, last.sort_depth, last.sorters, gpu_);
 
   const bool verify = opt_.verify < 0 ? headless_ : opt_.verify == 1;
   const bool write_image = headless_ || !opt_.out.empty();
@@ -1124,300 +988,9 @@ int Renderer::finish(std::uint64_t frames_done) {
   return code;
 }
 
-// --- window, swapchain, overlay ------------------------------------------------------------------------------
+// --- the overlay: its panel and the controls (Dear ImGui, through window_) ----------------------------
 #if TILESORT_DEMO_WINDOW
-void Renderer::create_window() {
-  glfw_.initialised = true;  // run_demo initialised GLFW
-  glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);
-  glfw_.window = glfwCreateWindow(int(opt_.width), int(opt_.height), "tilesort demo: per-tile depth sorting", nullptr,
-                                  nullptr);
-  if (!glfw_.window) throw DemoError("glfwCreateWindow failed: " + g_glfw_error);
-}
-
-void Renderer::create_swapchain() {
-  const VkDevice dev = vk_.device();
-  DEMO_VK(vkDeviceWaitIdle(dev));
-  swapchain_dirty_ = false;
-  VkSurfaceCapabilitiesKHR caps{};
-  DEMO_VK(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(vk_.physical(), vk_.surface(), &caps));
-  if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT))
-    throw DemoError("the surface's images cannot be blit targets (no TRANSFER_DST usage)");
-  if (swap_format_ == VK_FORMAT_UNDEFINED) {
-    std::uint32_t n = 0;
-    DEMO_VK(vkGetPhysicalDeviceSurfaceFormatsKHR(vk_.physical(), vk_.surface(), &n, nullptr));
-    std::vector<VkSurfaceFormatKHR> formats(n);
-    DEMO_VK(vkGetPhysicalDeviceSurfaceFormatsKHR(vk_.physical(), vk_.surface(), &n, formats.data()));
-    if (formats.empty()) throw DemoError("the surface offers no formats");
-    swap_format_ = formats[0].format;
-    // The composite writes sRGB-encoded values already: a UNORM target keeps them as they are.
-    for (const auto& f : formats)
-      if (f.format == VK_FORMAT_B8G8R8A8_UNORM || f.format == VK_FORMAT_R8G8B8A8_UNORM) swap_format_ = f.format;
-    VkFormatProperties fp{};
-    vkGetPhysicalDeviceFormatProperties(vk_.physical(), swap_format_, &fp);
-    if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_DST_BIT))
-      throw DemoError("the swapchain format cannot be a blit destination");
-    VkAttachmentDescription colour{};
-    colour.format = swap_format_;
-    colour.samples = VK_SAMPLE_COUNT_1_BIT;
-    colour.loadOp = VK_ATTACHMENT_LOAD_OP_LOAD;  // the blit's picture stays under the overlay
-    colour.storeOp = VK_ATTACHMENT_STORE_OP_STORE;
-    colour.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE;
-    colour.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE;
-    colour.initialLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    colour.finalLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
-    const VkAttachmentReference ref{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
-    VkSubpassDescription subpass{};
-    subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS;
-    subpass.colorAttachmentCount = 1;
-    subpass.pColorAttachments = &ref;
-    VkRenderPassCreateInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO};
-    rp.attachmentCount = 1;
-    rp.pAttachments = &colour;
-    rp.subpassCount = 1;
-    rp.pSubpasses = &subpass;
-    VkRenderPass pass = VK_NULL_HANDLE;
-    DEMO_VK(vkCreateRenderPass(dev, &rp, nullptr, &pass));
-    render_pass_ = RenderPass(dev, pass);
-  }
-  std::uint32_t n_modes = 0;
-  DEMO_VK(vkGetPhysicalDeviceSurfacePresentModesKHR(vk_.physical(), vk_.surface(), &n_modes, nullptr));
-  std::vector<VkPresentModeKHR> modes(n_modes);
-  DEMO_VK(vkGetPhysicalDeviceSurfacePresentModesKHR(vk_.physical(), vk_.surface(), &n_modes, modes.data()));
-  VkPresentModeKHR mode = VK_PRESENT_MODE_FIFO_KHR;  // always available
-  if (!vsync_)
-    for (VkPresentModeKHR m : {VK_PRESENT_MODE_MAILBOX_KHR, VK_PRESENT_MODE_IMMEDIATE_KHR})
-      if (mode == VK_PRESENT_MODE_FIFO_KHR && std::find(modes.begin(), modes.end(), m) != modes.end()) mode = m;
-  int fw = 0, fh = 0;
-  glfwGetFramebufferSize(glfw_.window, &fw, &fh);
-  swap_extent_ = caps.currentExtent;
-  if (swap_extent_.width == UINT32_MAX) {
-    swap_extent_.width = std::clamp(std::uint32_t(fw), caps.minImageExtent.width, caps.maxImageExtent.width);
-    swap_extent_.height = std::clamp(std::uint32_t(fh), caps.minImageExtent.height, caps.maxImageExtent.height);
-  }
-  std::uint32_t images = caps.minImageCount + 1;
-  if (caps.maxImageCount) images = std::min(images, caps.maxImageCount);
-  VkSwapchainCreateInfoKHR info{VK_STRUCTURE_TYPE_SWAPCHAIN_CREATE_INFO_KHR};
-  info.surface = vk_.surface();
-  info.minImageCount = images;
-  info.imageFormat = swap_format_;
-  info.imageColorSpace = VK_COLOR_SPACE_SRGB_NONLINEAR_KHR;
-  info.imageExtent = swap_extent_;
-  info.imageArrayLayers = 1;
-  info.imageUsage = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
-  if (!opt_.screenshot.empty()) {
-    if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_SRC_BIT))
-      throw DemoError("--screenshot: the surface's images cannot be copied from (no TRANSFER_SRC usage)");
-    info.imageUsage |= VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
-  }
-  info.imageSharingMode = VK_SHARING_MODE_EXCLUSIVE;
-  info.preTransform = caps.currentTransform;
-  info.compositeAlpha = VK_COMPOSITE_ALPHA_OPAQUE_BIT_KHR;
-  info.presentMode = mode;
-  info.clipped = VK_TRUE;
-  info.oldSwapchain = swapchain_;
-  VkSwapchainKHR sc = VK_NULL_HANDLE;
-  DEMO_VK(vkCreateSwapchainKHR(dev, &info, nullptr, &sc));
-  framebuffers_.clear();
-  swap_views_.clear();
-  swapchain_ = Swapchain(dev, sc);  // destroys the old one (the device is idle)
-  std::uint32_t count = 0;
-  DEMO_VK(vkGetSwapchainImagesKHR(dev, sc, &count, nullptr));
-  swap_images_.resize(count);
-  DEMO_VK(vkGetSwapchainImagesKHR(dev, sc, &count, swap_images_.data()));
-  render_done_.resize(count);
-  for (std::uint32_t i = 0; i < count; ++i) {
-    VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
-    view.image = swap_images_[i];
-    view.viewType = VK_IMAGE_VIEW_TYPE_2D;
-    view.format = swap_format_;
-    view.subresourceRange = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-    VkImageView v = VK_NULL_HANDLE;
-    DEMO_VK(vkCreateImageView(dev, &view, nullptr, &v));
-    swap_views_.emplace_back(dev, v);
-    VkFramebufferCreateInfo fb{VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO};
-    fb.renderPass = render_pass_;
-    fb.attachmentCount = 1;
-    fb.pAttachments = swap_views_.back().ptr();
-    fb.width = swap_extent_.width;
-    fb.height = swap_extent_.height;
-    fb.layers = 1;
-    VkFramebuffer f = VK_NULL_HANDLE;
-    DEMO_VK(vkCreateFramebuffer(dev, &fb, nullptr, &f));
-    framebuffers_.emplace_back(dev, f);
-    if (render_done_[i].get() == VK_NULL_HANDLE) render_done_[i] = create_semaphore(dev, false);
-  }
-  if (imgui_ready_) ImGui_ImplVulkan_SetMinImageCount(std::max<std::uint32_t>(2, caps.minImageCount));
-  if (!opt_.screenshot.empty())
-    create_buffer(&screenshot_, VkDeviceSize(swap_extent_.width) * swap_extent_.height * 4,
-                  VK_BUFFER_USAGE_TRANSFER_DST_BIT, vkbase::kHostMemory, vkbase::kHostMemory);
-}
-
-void Renderer::write_screenshot() {
-  // Swapchain pixels are B8G8R8A8 or R8G8B8A8 (create_swapchain prefers those); PPM wants RGB.
-  const bool bgra = swap_format_ == VK_FORMAT_B8G8R8A8_UNORM || swap_format_ == VK_FORMAT_B8G8R8A8_SRGB;
-  const std::size_t n = std::size_t(swap_extent_.width) * swap_extent_.height;
-  const std::uint8_t* pixels = screenshot_.mapped_as<const std::uint8_t>();
-  std::vector<std::uint8_t> rgba(pixels, pixels + n * 4);
-  if (bgra)
-    for (std::size_t i = 0; i < n; ++i) std::swap(rgba[4 * i], rgba[4 * i + 2]);
-  std::string error;
-  if (!write_ppm(opt_.screenshot, swap_extent_.width, swap_extent_.height, rgba.data(),
-                 std::size_t(swap_extent_.width) * 4, &error))
-    throw DemoError(error);
-  std::printf("screenshot: %s (%ux%u, window contents with the overlay)\n", opt_.screenshot.c_str(),
-              swap_extent_.width, swap_extent_.height);
-}
-
-int Renderer::run_windowed() {
-  const std::uint64_t frames = opt_.frames;  // 0: until the window closes
-  std::uint64_t f = 0;
-  auto previous = Clock::now();
-  for (;; ++f) {
-    glfwPollEvents();
-    if (glfwWindowShouldClose(glfw_.window) || (frames && f >= frames)) break;
-    const std::uint32_t slot = std::uint32_t(f % kSlots);
-    reuse_slot(f, slot);
-    const auto before = previous;
-    const double frame_ms = lap(f, &previous);
-    const float dt = std::min(0.1f, std::chrono::duration<float>(previous - before).count());
-    handle_input(dt);
-    capture_ = !opt_.screenshot.empty() && f + 1 == frames;
-    const std::uint32_t swap_image = acquire(slot);
-    draw_overlay();
-    advance(dt);
-    const FrameConstants c = begin_frame(f, slot, frame_ms);
-    emit_and_sort(f, slot, c);
-    record_draw(draw_cmd_[slot], slot, c, swap_image);
-    const FrameTimeline t{f};
-    submit(draw_cmd_[slot], t.sorted(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, t.done(), acquired_[slot],
-           VK_PIPELINE_STAGE_TRANSFER_BIT, render_done_[swap_image]);
-    present(swap_image);
-  }
-  return finish(f);
-}
-
-std::uint32_t Renderer::acquire(std::uint32_t slot) {
-  int fw = 0, fh = 0;
-  glfwGetFramebufferSize(glfw_.window, &fw, &fh);
-  while ((fw == 0 || fh == 0) && !glfwWindowShouldClose(glfw_.window)) {  // minimised
-    glfwWaitEvents();
-    glfwGetFramebufferSize(glfw_.window, &fw, &fh);
-  }
-  for (int attempt = 0;; ++attempt) {
-    if (swapchain_dirty_ || attempt > 0) create_swapchain();
-    std::uint32_t index = 0;
-    const VkResult r = vkAcquireNextImageKHR(vk_.device(), swapchain_, UINT64_MAX, acquired_[slot], VK_NULL_HANDLE,
-                                             &index);
-    if (r == VK_ERROR_OUT_OF_DATE_KHR && attempt < 3) continue;
-    if (r != VK_SUBOPTIMAL_KHR) vk_check(r, "vkAcquireNextImageKHR");
-    return index;
-  }
-}
-
-void Renderer::present(std::uint32_t swap_image) {
-  VkPresentInfoKHR present{VK_STRUCTURE_TYPE_PRESENT_INFO_KHR};
-  present.waitSemaphoreCount = 1;
-  present.pWaitSemaphores = render_done_[swap_image].ptr();
-  present.swapchainCount = 1;
-  present.pSwapchains = swapchain_.ptr();
-  present.pImageIndices = &swap_image;
-  const VkResult r = vkQueuePresentKHR(vk_.queue(), &present);
-  if (r == VK_ERROR_OUT_OF_DATE_KHR || r == VK_SUBOPTIMAL_KHR) swapchain_dirty_ = true;
-  else vk_check(r, "vkQueuePresentKHR");
-}
-
-void Renderer::record_to_swapchain(VkCommandBuffer cmd, std::uint32_t swap_image, const FrameConstants& c) {
-  const VkImage target = swap_images_[swap_image];
-  image_barrier(cmd, target, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
-  const VkClearColorValue black{{0.0f, 0.0f, 0.0f, 1.0f}};
-  const VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  vkCmdClearColorImage(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &black, 1, &range);
-  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                 VK_ACCESS_TRANSFER_WRITE_BIT);
-  // Aspect-preserving fit of the render target into the window.
-  const float scale = std::min(float(swap_extent_.width) / float(c.width), float(swap_extent_.height) / float(c.height));
-  const std::int32_t w = std::max(1, std::int32_t(float(c.width) * scale));
-  const std::int32_t h = std::max(1, std::int32_t(float(c.height) * scale));
-  const std::int32_t x = (std::int32_t(swap_extent_.width) - w) / 2, y = (std::int32_t(swap_extent_.height) - h) / 2;
-  VkImageBlit blit{};
-  blit.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-  blit.srcOffsets[1] = {std::int32_t(c.width), std::int32_t(c.height), 1};
-  blit.dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-  blit.dstOffsets[0] = {x, y, 0};
-  blit.dstOffsets[1] = {x + w, y + h, 1};
-  vkCmdBlitImage(cmd, image_, VK_IMAGE_LAYOUT_GENERAL, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &blit,
-                 VK_FILTER_LINEAR);
-  image_barrier(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
-                VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT);
-  VkRenderPassBeginInfo rp{VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO};
-  rp.renderPass = render_pass_;
-  rp.framebuffer = framebuffers_[swap_image];
-  rp.renderArea.extent = swap_extent_;
-  vkCmdBeginRenderPass(cmd, &rp, VK_SUBPASS_CONTENTS_INLINE);
-  ImGui_ImplVulkan_RenderDrawData(ImGui::GetDrawData(), cmd);
-  vkCmdEndRenderPass(cmd);  // leaves the image in PRESENT_SRC_KHR
-  if (capture_) {
-    image_barrier(cmd, target, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                  VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
-                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT);
-    VkBufferImageCopy region{};
-    region.imageSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1};
-    region.imageExtent = {swap_extent_.width, swap_extent_.height, 1};
-    vkCmdCopyImageToBuffer(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, screenshot_, 1, &region);
-    image_barrier(cmd, target, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
-                  VK_PIPELINE_STAGE_TRANSFER_BIT, 0, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0);
-    captured_ = true;  // host-visible once this frame's done value is reached (record_draw's last barrier)
-  }
-}
-
-void check_imgui_vk(VkResult r) { vk_check(r, "Dear ImGui Vulkan backend"); }
-
-void Renderer::init_imgui() {
-  const VkDevice dev = vk_.device();
-  const VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 16};
-  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  pool_info.flags = VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT;
-  pool_info.maxSets = 16;
-  pool_info.poolSizeCount = 1;
-  pool_info.pPoolSizes = &size;
-  VkDescriptorPool pool = VK_NULL_HANDLE;
-  DEMO_VK(vkCreateDescriptorPool(dev, &pool_info, nullptr, &pool));
-  imgui_pool_ = DescriptorPool(dev, pool);
-
-  IMGUI_CHECKVERSION();
-  ImGui::CreateContext();
-  ImGui::GetIO().IniFilename = nullptr;  // no imgui.ini in the working directory
-  ImGui::StyleColorsDark();
-  imgui_ready_ = true;  // from here on the destructor shuts the backends down
-  if (!ImGui_ImplGlfw_InitForVulkan(glfw_.window, true)) throw DemoError("ImGui_ImplGlfw_InitForVulkan failed");
-  ImGui_ImplVulkan_InitInfo info{};
-  info.Instance = vk_.instance();
-  info.PhysicalDevice = vk_.physical();
-  info.Device = dev;
-  info.QueueFamily = vk_.queue_family();
-  info.Queue = vk_.queue();
-  info.DescriptorPool = pool;
-  info.MinImageCount = 2;
-  info.ImageCount = std::uint32_t(swap_images_.size());
-  info.MSAASamples = VK_SAMPLE_COUNT_1_BIT;
-  info.CheckVkResultFn = check_imgui_vk;
-  if (!ImGui_ImplVulkan_Init(&info, render_pass_)) throw DemoError("ImGui_ImplVulkan_Init failed");
-  // The built-in font (ProggyClean, compiled into imgui): nothing is loaded from disk.
-  VkCommandBuffer cmd = VK_NULL_HANDLE;
-  ts_check(vk_.allocate_command_buffers(1, &cmd), "font upload command buffer");
-  ts_check(vkbase::begin_one_time(cmd), "font upload command buffer");
-  ImGui_ImplVulkan_CreateFontsTexture(cmd);
-  DEMO_VK(vkEndCommandBuffer(cmd));
-  ts_check(vk_.submit_and_wait(cmd), "font upload");  // set-up only
-  vkFreeCommandBuffers(dev, vk_.command_pool(), 1, &cmd);
-  ImGui_ImplVulkan_DestroyFontUploadObjects();
-}
-
-void Renderer::handle_input(float dt) {
-  (void)dt;
+void Renderer::handle_input() {
   const ImGuiIO& io = ImGui::GetIO();
   if (!io.WantCaptureMouse) {
     if (io.MouseDown[0]) {
@@ -1431,14 +1004,12 @@ void Renderer::handle_input(float dt) {
     if (ImGui::IsKeyPressed(GLFW_KEY_SPACE)) paused_ = !paused_;
     if (ImGui::IsKeyPressed(GLFW_KEY_S)) sort_depth_ = !sort_depth_;
     if (ImGui::IsKeyPressed(GLFW_KEY_H)) heatmap_ = !heatmap_;
-    if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) glfwSetWindowShouldClose(glfw_.window, GLFW_TRUE);
+    if (ImGui::IsKeyPressed(GLFW_KEY_ESCAPE)) window_.request_close();
   }
 }
 
 void Renderer::draw_overlay() {
-  ImGui_ImplVulkan_NewFrame();
-  ImGui_ImplGlfw_NewFrame();
-  ImGui::NewFrame();
+  window_.begin_overlay();
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowBgAlpha(0.8f);
   ImGui::Begin("tilesort: per-tile depth sorting", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
@@ -1452,7 +1023,7 @@ void Renderer::draw_overlay() {
   std::vector<double> frame, emit, sort, comp, records;
   std::vector<float> sort_plot;
   std::uint32_t max_tile = 0, dropped = 0;
-  for (const FrameStats& s : history_) {
+  for (const FrameStats& s : log_.history()) {
     if (s.frame_ms >= 0) frame.push_back(s.frame_ms);
     if (s.emit_ms >= 0) emit.push_back(s.emit_ms);
     if (s.sort_ms >= 0) sort.push_back(s.sort_ms);
@@ -1464,7 +1035,7 @@ void Renderer::draw_overlay() {
   }
   const double fm = median(frame), sm = median(sort), rm = median(records);
   std::vector<SorterTimes> per_sorter;
-  for (const FrameStats& s : history_) per_sorter.push_back(s.sort_by);
+  for (const FrameStats& s : log_.history()) per_sorter.push_back(s.sort_by);
   ImGui::Text("frame      %7.2f ms  (%5.0f fps)", fm, fm > 0 ? 1000.0 / fm : 0.0);
   ImGui::Text("emit       %7.3f ms  (Vulkan timestamps)", median(emit));
   ImGui::Text("sort       %7.3f ms  (%s, %s)", sm, sorter_name(sorters_.primary), gpu_ ? "CUDA events" : "host clock");
@@ -1482,7 +1053,7 @@ void Renderer::draw_overlay() {
   if (!sort_plot.empty())
     ImGui::PlotLines("sort ms", sort_plot.data(), int(sort_plot.size()), 0, nullptr, 0.0f,
                      1.25f * *std::max_element(sort_plot.begin(), sort_plot.end()) + 1e-3f, ImVec2(300, 50));
-  ImGui::Text("(medians of the last %zu frames)", history_.size());
+  ImGui::Text("(medians of the last %zu frames)", log_.history().size());
   ImGui::Separator();
   int particles = int(particles_);
   if (ImGui::SliderInt("particles", &particles, 1024, int(max_particles_), "%d", ImGuiSliderFlags_Logarithmic))
@@ -1509,7 +1080,7 @@ void Renderer::draw_overlay() {
       std::string error;
       SorterSet next;
       if (choose_sorters(sorter_name(Sorter(primary)), compare ? 1 : 0, true, &next, &error)) sorters_ = next;
-      history_.clear();  // medians of the new set only
+      log_.clear_history();  // medians of the new set only
     }
   } else {
     ImGui::TextDisabled("sorter: cpu (no CUDA path: %s)", sorters_.note.empty() ? "see above" : sorters_.note.c_str());
@@ -1538,20 +1109,15 @@ void Renderer::draw_overlay() {
   ImGui::Checkbox("pause (space)", &paused_);
   ImGui::SameLine();
   ImGui::Checkbox("auto-rotate", &auto_rotate_);
-  if (ImGui::Checkbox("vsync", &vsync_)) swapchain_dirty_ = true;
+  bool vsync = window_.vsync();
+  if (ImGui::Checkbox("vsync", &vsync)) window_.set_vsync(vsync);
   ImGui::TextDisabled("drag: orbit, wheel: zoom, esc: quit");
   ImGui::End();
-  ImGui::Render();
+  window_.end_overlay();
 }
 #else
-void Renderer::create_window() {}
-void Renderer::record_to_swapchain(VkCommandBuffer, std::uint32_t, const FrameConstants&) {}
-void Renderer::write_screenshot() {}
-int Renderer::run_windowed() { throw DemoError("built without a window"); }
-void Renderer::create_swapchain() {}
-void Renderer::init_imgui() {}
 void Renderer::draw_overlay() {}
-void Renderer::handle_input(float) {}
+void Renderer::handle_input() {}
 #endif
 
 }  // namespace
@@ -1560,23 +1126,7 @@ int run_demo(const Options& options) {
   bool headless = options.headless;
   std::string why;
   if (!headless) {
-#if TILESORT_DEMO_WINDOW
-    const char* x11 = std::getenv("DISPLAY");
-    const char* wayland = std::getenv("WAYLAND_DISPLAY");
-    if ((!x11 || !*x11) && (!wayland || !*wayland)) {
-      why = "no DISPLAY or WAYLAND_DISPLAY";
-    } else {
-      glfwSetErrorCallback(on_glfw_error);
-      if (!glfwInit()) {
-        why = "glfwInit failed: " + g_glfw_error;
-      } else if (!glfwVulkanSupported()) {
-        glfwTerminate();
-        why = "GLFW finds no Vulkan loader with surface support";
-      }
-    }
-#else
-    why = "built without GLFW / Dear ImGui";
-#endif
+    why = Window::unavailable();
     if (!why.empty()) {
       if (options.window) throw DemoError("--window: no window possible: " + why);
       headless = true;

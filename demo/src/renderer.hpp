@@ -1,15 +1,9 @@
 // tilesort-demo: the Vulkan + CUDA (or CPU) frame. One Renderer owns the
-// device, the shared record buffers, the pipelines, the timeline semaphore
-// and, when windowed, the swapchain and the Dear ImGui overlay.
+// device, the shared record buffers, the pipelines, the timeline semaphore,
+// the sort paths, the FrameLog and, when windowed, the Window.
 #pragma once
 
-#include <cstdint>
-#include <memory>
-#include <string>
-
 #include "options.hpp"
-
-struct GLFWwindow;
 
 namespace tilesort {
 namespace demo {

@@ -9,6 +9,10 @@
 namespace tilesort {
 namespace demo {
 
+/// Frames in flight: command buffers, stats and query slots, acquire semaphores.
+/// Frame f reuses frame f - kSlots's slot once that frame is done().
+inline constexpr std::uint32_t kSlots = 2;
+
 struct FrameTimeline {
   static constexpr std::uint64_t kValuesPerFrame = 3;
   std::uint64_t frame = 0;

@@ -187,18 +187,18 @@ td::FrameReadback synthetic_frame(std::uint64_t seed, std::uint32_t particles) {
   std::uniform_real_distribution<float> px(-20.0f, 340.0f), py(-20.0f, 220.0f), pr(0.75f, 30.0f), pd(0.1f, 20.0f);
   for (std::uint32_t i = 0; i < particles; ++i) {
     td::Splat s{};
-    s.x = px(rng);
-    s.y = py(rng);
-    s.radius = pr(rng);
-    s.depth = (i % 7 == 0 && i) ? f.splats[i - 1].depth : pd(rng);  // some equal depths
-    const td::TileRect r = td::footprint(s.x, s.y, s.radius, c.tile_size, c.tiles_x, c.tiles_y);
-    s.visible = r.empty() ? 0u : 1u;
+    s.pos.x = px(rng);
+    s.pos.y = py(rng);
+    s.pos.z = pr(rng);                                              // radius
+    s.pos.w = (i % 7 == 0 && i) ? f.splats[i - 1].pos.w : pd(rng);  // depth; some equal depths
+    const td::TileRect r = td::footprint(s.pos.x, s.pos.y, s.pos.z, c.tile_size, c.tiles_x, c.tiles_y);
+    s.info.w = r.empty() ? 0u : 1u;  // visible
     if (!r.empty()) {
-      s.rect_lo = r.x0 | (r.y0 << 16);
-      s.rect_hi = r.x1 | (r.y1 << 16);
+      s.info.y = r.x0 | (r.y0 << 16);
+      s.info.z = r.x1 | (r.y1 << 16);
     } else {
-      s.rect_lo = 1 | (1u << 16);
-      s.rect_hi = 0;
+      s.info.y = 1 | (1u << 16);
+      s.info.z = 0;
     }
     f.splats.push_back(s);
   }
@@ -211,7 +211,7 @@ td::FrameReadback synthetic_frame(std::uint64_t seed, std::uint32_t particles) {
     for (std::uint32_t ty = r.y0; ty <= r.y1; ++ty)
       for (std::uint32_t tx = r.x0; tx <= r.x1; ++tx) {
         f.tile_ids.push_back(ty * c.tiles_x + tx);
-        f.keys.push_back(tilesort::depth_key(f.splats[i].depth));
+        f.keys.push_back(tilesort::depth_key(f.splats[i].pos.w));
         f.ids.push_back(i);
       }
   }
@@ -273,8 +273,8 @@ TEST(DemoCore, VerifyCatchesEveryCorruption) {
   {
     td::FrameReadback f = good;  // the shader's rectangle disagrees with the CPU footprint
     for (td::Splat& s : f.splats)
-      if (s.visible && (s.rect_hi & 0xFFFFu) + 1 < f.constants.tiles_x) {
-        ++s.rect_hi;
+      if (s.info.w && (s.info.z & 0xFFFFu) + 1 < f.constants.tiles_x) {
+        ++s.info.z;
         break;
       }
     expect_fail(f, "wrong footprint");
@@ -412,13 +412,13 @@ TEST(DemoCore, Median) {
 TEST(DemoCore, OrbitCameraIsOrthonormalAndLooksAtTheOrigin) {
   td::FrameConstants c;
   td::orbit_camera(0.7f, 0.3f, 8.0f, &c);
-  auto dot = [](const float* a, const float* b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; };
+  auto dot = [](const td::vec4& a, const td::vec4& b) { return a.x * b.x + a.y * b.y + a.z * b.z; };
   EXPECT_NEAR(dot(c.cam_right, c.cam_right), 1.0f, 1e-5f);
   EXPECT_NEAR(dot(c.cam_up, c.cam_up), 1.0f, 1e-5f);
   EXPECT_NEAR(dot(c.cam_forward, c.cam_forward), 1.0f, 1e-5f);
   EXPECT_NEAR(dot(c.cam_right, c.cam_up), 0.0f, 1e-5f);
   EXPECT_NEAR(dot(c.cam_right, c.cam_forward), 0.0f, 1e-5f);
-  EXPECT_GT(c.cam_up[1], 0.0f);  // world up stays up
+  EXPECT_GT(c.cam_up.y, 0.0f);  // world up stays up
   EXPECT_NEAR(dot(c.cam_pos, c.cam_forward), -8.0f, 1e-4f);  // the origin is 8 units ahead
 }
 
@@ -426,7 +426,7 @@ TEST(DemoCore, ImageCheckComparesThePictureWithTheSortedLists) {
   td::FrameReadback f = synthetic_frame(tstest::test_seed(), 3000);
   const td::FrameConstants& c = f.constants;
   for (std::uint32_t i = 0; i < f.splats.size(); ++i)  // distinct colours, opacity 0xE0 / 255
-    f.splats[i].rgba = 0xE0000000u | ((i * 2654435761u) & 0x00FFFFFFu);
+    f.splats[i].info.x = 0xE0000000u | ((i * 2654435761u) & 0x00FFFFFFu);
   f.image.assign(std::size_t(c.width) * c.height * 4, 0);
   const std::uint32_t num_tiles = c.tiles_x * c.tiles_y;
   for (std::uint32_t t = 0; t < num_tiles; ++t)
