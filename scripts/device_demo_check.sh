@@ -63,7 +63,7 @@ for p in 1000000 4000000 16000000; do
   log="$logs/demo-ab-$p.txt"
   ab=$(grep -E '^summary: A/B' "$log" | head -1)
   ts=$(echo "$ab" | grep -oE 'tilesort [0-9.]+ ms' | grep -oE '[0-9.]+' | head -1)
-  gs=$(echo "$ab" | grep -oE '3dgs [0-9.]+ ms' | grep -oE '[0-9.]+' | head -1)
+  gs=$(echo "$ab" | grep -oE '3dgs [0-9.]+ ms' | grep -oE '[0-9]+\.[0-9]+' | head -1)
   sp=$(echo "$ab" | grep -oE '[0-9.]+x faster' | grep -oE '[0-9.]+' | head -1)
   rec=$(grep -E '^summary: median [0-9]+ records' "$log" | grep -oE 'median [0-9]+' | grep -oE '[0-9]+')
   fr=$(grep -E '^summary: median frame' "$log" | grep -oE 'frame [0-9.]+' | grep -oE '[0-9.]+')
