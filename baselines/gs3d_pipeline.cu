@@ -54,9 +54,12 @@ __global__ void identify_tile_offsets(const std::uint64_t* keys, std::uint32_t n
     for (std::uint32_t t = tile + 1; t <= num_tiles; ++t) offsets[t] = n;
 }
 
-__global__ void low_words(const std::uint64_t* in, std::uint32_t* out, std::uint32_t n) {
+// The depth field of the sorted keys: their low `depth_bits` bits (with
+// fewer than 32, the low word also holds tile bits).
+__global__ void depth_fields(const std::uint64_t* in, std::uint32_t* out, std::uint32_t n, int depth_bits) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = std::uint32_t(in[i]);
+  const std::uint64_t mask = (std::uint64_t(1) << depth_bits) - 1u;
+  if (i < n) out[i] = std::uint32_t(in[i] & mask);
 }
 
 __global__ void fill_u32(std::uint32_t* out, std::uint32_t n, std::uint32_t value) {
@@ -85,7 +88,8 @@ Gs3dPipeline::Gs3dPipeline(Gs3dPipeline&& other) noexcept
       keys_in_(std::exchange(other.keys_in_, nullptr)),
       keys_out_(std::exchange(other.keys_out_, nullptr)),
       temp_(std::exchange(other.temp_, nullptr)),
-      temp_bytes_(std::exchange(other.temp_bytes_, 0)) {}
+      temp_bytes_(std::exchange(other.temp_bytes_, 0)),
+      depth_bits_(other.depth_bits_) {}
 
 Gs3dPipeline& Gs3dPipeline::operator=(Gs3dPipeline&& other) noexcept {
   if (this != &other) {
@@ -95,6 +99,7 @@ Gs3dPipeline& Gs3dPipeline::operator=(Gs3dPipeline&& other) noexcept {
     keys_out_ = std::exchange(other.keys_out_, nullptr);
     temp_ = std::exchange(other.temp_, nullptr);
     temp_bytes_ = std::exchange(other.temp_bytes_, 0);
+    depth_bits_ = other.depth_bits_;
   }
   return *this;
 }
@@ -157,6 +162,7 @@ Status Gs3dPipeline::run(const Gs3dArgs& a, Stream stream) noexcept {
                                                              a.num_tiles + 1, 0u);
     return cuda_status(cudaGetLastError(), "Gs3dPipeline::run: offsets of an empty frame");
   }
+  depth_bits_ = a.depth_bits;
   if (n == 0) return Status();
   composite_keys<<<blocks_for(n), kThreads, 0, s>>>(a.tile_ids, a.keys, keys_in_, n, a.depth_bits);
   Status st = cuda_status(cudaGetLastError(), "Gs3dPipeline::run: composite keys");
@@ -181,7 +187,8 @@ Status Gs3dPipeline::sorted_depth_keys(std::uint32_t* out_keys, std::uint32_t n,
     return Status(StatusCode::invalid_argument, "Gs3dPipeline::sorted_depth_keys: no pipeline, null output or "
                   "count above max_records");
   if (n == 0) return Status();
-  low_words<<<blocks_for(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(keys_out_, out_keys, n);
+  depth_fields<<<blocks_for(n), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(keys_out_, out_keys, n,
+                                                                                  depth_bits_);
   return cuda_status(cudaGetLastError(), "Gs3dPipeline::sorted_depth_keys");
 }
 

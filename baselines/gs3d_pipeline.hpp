@@ -66,8 +66,9 @@ class Gs3dPipeline {
 
   /// Enqueues steps 1-3 on `stream`: no allocation, no host synchronisation.
   Status run(const Gs3dArgs& args, Stream stream) noexcept;
-  /// After run(): the low 32 bits of the sorted keys (the depth keys, in
-  /// sorted order) into `out_keys` (num_records entries). Not part of 3DGS,
+  /// After run(): the depth field of the sorted keys (their low depth_bits
+  /// bits: the depth keys, in sorted order) into `out_keys` (num_records
+  /// entries). Not part of 3DGS,
   /// which drops them; tests and the demo's verification read them.
   Status sorted_depth_keys(std::uint32_t* out_keys, std::uint32_t num_records, Stream stream) const noexcept;
 
@@ -83,6 +84,7 @@ class Gs3dPipeline {
   std::uint64_t* keys_out_ = nullptr;
   void* temp_ = nullptr;
   std::size_t temp_bytes_ = 0;
+  int depth_bits_ = 32;  // of the last run
 };
 
 /// Bits needed to hold tile ids below `count` (3DGS's getHigherMsb).
