@@ -461,7 +461,6 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   err = cudaMemsetAsync(workspace, 0, layout.zeroed_bytes, stream);
   if (err != cudaSuccess) return Status::from_cuda(err, "cudaMemsetAsync of the work counters");
   const int sms = attributes.multiprocessors;
-  constexpr int kClassifyBlocksPerSm = 8;
   const std::uint64_t wanted = (plan.max_segments + kClassifyThreads - 1) / kClassifyThreads;
   const int classify_blocks = int(std::max<std::uint64_t>(1, std::min<std::uint64_t>(wanted, std::uint64_t(sms) * kClassifyBlocksPerSm)));
   // The first kernel follows the memset, so it is launched plainly.
