@@ -91,10 +91,9 @@ struct Sm90Policy {
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;
-  // Blocks per SM the MSD scatter is compiled for. Uncapped it takes 112
+  // The MSD scatter is compiled without a register cap: it takes 112
   // registers (2 blocks per SM); capped for 3 (80 registers, 32 bytes of
   // spills) a 2^26-pair segment took 4.54 ms instead of 3.77 (H200).
-  static constexpr int kMsdScatterMinBlocks = 1;
   static constexpr int kMaxMsdRounds = 2;
   // Buckets still larger after the rounds (skewed keys) are finished by one
   // block each, with LSD passes through global memory (a rare fallback).

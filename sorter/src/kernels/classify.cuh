@@ -246,7 +246,29 @@ __device__ __forceinline__ std::uint64_t checked_length(const CountSource& src, 
 
 /// Both kernels walk the segments in groups of kClassifyThreads consecutive
 /// ones (block-uniform loop: window formation has barriers), so they form
-/// the same windows.
+/// the same windows. Each group's offsets are loaded one group ahead.
+/// visit(s, offsets, length, task) runs once per thread and group; task's
+/// class is kClassNone for a segment past the count or with bad offsets
+/// (reported when `report`).
+template <class OffsetT, class Visit>
+__device__ __forceinline__ void for_each_segment_group(const CountSource& src, const ResolvedCounts& counts,
+                                                       DeviceStatus* status, bool report, WindowScratch& scratch,
+                                                       Visit&& visit) {
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x;
+  SegmentOffsets next = load_offsets<OffsetT>(src, first + threadIdx.x, counts.num_segments);
+  for (; first < counts.num_segments; first += stride) {
+    const std::uint64_t s = first + threadIdx.x;
+    const SegmentOffsets mine = next;
+    next = load_offsets<OffsetT>(src, s + stride, counts.num_segments);
+    bool valid = false;
+    const std::uint64_t length = checked_length(src, counts, s, mine, status, report, &valid);
+    GroupTask task = form_windows(length, src, scratch);
+    if (!valid) task.size_class = kClassNone;
+    visit(s, mine, length, task);
+  }
+}
+
 template <class OffsetT>
 __global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm) classify_count_kernel(CountSource src, WorkLists lists) {
   enter_dependent_kernel();
@@ -258,18 +280,10 @@ __global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm) classi
   if (threadIdx.x < kNumClasses) block_counts[threadIdx.x] = 0;
   __syncthreads();
 
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x;
-  SegmentOffsets next = load_offsets<OffsetT>(src, first + threadIdx.x, counts.num_segments);
-  for (; first < counts.num_segments; first += stride) {
-    const std::uint64_t s = first + threadIdx.x;
-    const SegmentOffsets mine = next;
-    next = load_offsets<OffsetT>(src, s + stride, counts.num_segments);
-    bool valid = false;
-    const std::uint64_t length = checked_length(src, counts, s, mine, lists.status, true, &valid);
-    const GroupTask task = form_windows(length, src, window_scratch);
-    count_in_block(block_counts, valid ? task.size_class : kClassNone);
-  }
+  for_each_segment_group<OffsetT>(src, counts, lists.status, true, window_scratch,
+                                  [&](std::uint64_t, const SegmentOffsets&, std::uint64_t, const GroupTask& task) {
+                                    count_in_block(block_counts, task.size_class);
+                                  });
   __syncthreads();
   if (threadIdx.x < kNumClasses && block_counts[threadIdx.x] != 0)
     atomicAdd(&lists.counters->class_count[threadIdx.x], block_counts[threadIdx.x]);
@@ -287,44 +301,34 @@ __global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm)
   const ResolvedCounts counts = resolve_counts<OffsetT>(src, lists.status, false);
   if (threadIdx.x < kNumClasses) region_begin[threadIdx.x] = class_region_begin(*lists.counters, threadIdx.x);
 
-  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
-  // Block-uniform loop: every pass has barriers.
-  std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x;
-  SegmentOffsets next = load_offsets<OffsetT>(src, first + threadIdx.x, counts.num_segments);
-  for (; first < counts.num_segments; first += stride) {
-    const std::uint64_t s = first + threadIdx.x;
-    const SegmentOffsets mine = next;
-    next = load_offsets<OffsetT>(src, s + stride, counts.num_segments);
-    bool valid = false;
-    const std::uint64_t length = checked_length(src, counts, s, mine, lists.status, false, &valid);
-    const GroupTask task = form_windows(length, src, window_scratch);
-    const int size_class = valid ? task.size_class : kClassNone;
-    if (threadIdx.x < kNumClasses) block_count[threadIdx.x] = 0;
-    __syncthreads();
-    const std::uint32_t slot = count_in_block(block_count, size_class);
-    __syncthreads();
-    if (threadIdx.x < kNumClasses && block_count[threadIdx.x] != 0)
-      block_base[threadIdx.x] = atomicAdd(&lists.counters->class_cursor[threadIdx.x], block_count[threadIdx.x]);
-    __syncthreads();
-    if (size_class != kClassNone) {
-      if (size_class == kClassLarge) {
-        const Task large{mine.begin, std::uint32_t(length), task_flags(false, key_high_bit)};
-        const std::uint32_t b = atomicAdd(&lists.counters->bucket_count[0], 1u);
-        const std::uint32_t chunks = std::uint32_t((length + msd_chunk_items - 1) / msd_chunk_items);
-        const std::uint32_t chunk_base = atomicAdd(&lists.counters->chunk_count[0], chunks);
-        if (b < lists.max_buckets && chunk_base + chunks <= lists.max_chunks) {
-          lists.buckets[0][b] = Bucket{large, chunk_base, 0u};
-        } else {  // cannot happen when the workspace was sized from this plan
-          report_error(lists.status, StatusCode::workspace_too_small, b, lists.max_buckets);
+  for_each_segment_group<OffsetT>(
+      src, counts, lists.status, false, window_scratch,
+      [&](std::uint64_t s, const SegmentOffsets& offsets, std::uint64_t length, const GroupTask& task) {
+        const int size_class = task.size_class;
+        if (threadIdx.x < kNumClasses) block_count[threadIdx.x] = 0;
+        __syncthreads();
+        const std::uint32_t slot = count_in_block(block_count, size_class);
+        __syncthreads();
+        if (threadIdx.x < kNumClasses && block_count[threadIdx.x] != 0)
+          block_base[threadIdx.x] = atomicAdd(&lists.counters->class_cursor[threadIdx.x], block_count[threadIdx.x]);
+        __syncthreads();
+        if (size_class == kClassLarge) {
+          const Task large{offsets.begin, std::uint32_t(length), task_flags(false, key_high_bit)};
+          const std::uint32_t b = atomicAdd(&lists.counters->bucket_count[0], 1u);
+          const std::uint32_t chunks = std::uint32_t((length + msd_chunk_items - 1) / msd_chunk_items);
+          const std::uint32_t chunk_base = atomicAdd(&lists.counters->chunk_count[0], chunks);
+          if (b < lists.max_buckets && chunk_base + chunks <= lists.max_chunks) {
+            lists.buckets[0][b] = Bucket{large, chunk_base, 0u};
+          } else {  // cannot happen when the workspace was sized from this plan
+            report_error(lists.status, StatusCode::workspace_too_small, b, lists.max_buckets);
+          }
+        } else if (size_class != kClassNone) {
+          const std::uint32_t at = region_begin[size_class] + block_base[size_class] + slot;
+          lists.class_segments[at] = std::uint32_t(s);
+          lists.class_window_segments[at] = task.segments;
         }
-      } else {
-        const std::uint32_t at = region_begin[size_class] + block_base[size_class] + slot;
-        lists.class_segments[at] = std::uint32_t(s);
-        lists.class_window_segments[at] = task.segments;
-      }
-    }
-    __syncthreads();
-  }
+        __syncthreads();
+      });
 }
 
 }  // namespace detail

@@ -30,35 +30,15 @@ struct SortData {
   const void* offsets;   // the user's CSR offsets, to turn segment ids into ranges
   bool offsets_64;
 
-  /// The range of segment `s` (validated by classify_count).
-  __device__ __forceinline__ Task segment_task(std::uint32_t s) const {
-    std::uint64_t begin, end;
-    if (offsets_64) {
-      begin = static_cast<const std::uint64_t*>(offsets)[s];
-      end = static_cast<const std::uint64_t*>(offsets)[s + 1];
-    } else {
-      begin = static_cast<const std::uint32_t*>(offsets)[s];
-      end = static_cast<const std::uint32_t*>(offsets)[s + 1];
-    }
-    return Task{begin, std::uint32_t(end - begin), task_flags(false, end_bit)};
-  }
-
-  /// The range of `count` consecutive segments from `first` (a window, or
-  /// one segment when count is 1).
-  __device__ __forceinline__ Task window_task(std::uint32_t first, std::uint32_t count) const {
-    std::uint64_t begin, end;
-    if (offsets_64) {
-      begin = static_cast<const std::uint64_t*>(offsets)[first];
-      end = static_cast<const std::uint64_t*>(offsets)[first + count];
-    } else {
-      begin = static_cast<const std::uint32_t*>(offsets)[first];
-      end = static_cast<const std::uint32_t*>(offsets)[first + count];
-    }
-    return Task{begin, std::uint32_t(end - begin), task_flags(false, end_bit)};
-  }
   /// Offset `i` of the user's CSR offsets.
   __device__ __forceinline__ std::uint64_t offset(std::uint64_t i) const {
     return offsets_64 ? static_cast<const std::uint64_t*>(offsets)[i] : static_cast<const std::uint32_t*>(offsets)[i];
+  }
+  /// The range of `count` consecutive segments from `first` (a window, or
+  /// one segment when count is 1; validated by classify_count).
+  __device__ __forceinline__ Task window_task(std::uint32_t first, std::uint32_t count = 1) const {
+    const std::uint64_t begin = offset(first);
+    return Task{begin, std::uint32_t(offset(first + count) - begin), task_flags(false, end_bit)};
   }
 
   __device__ __forceinline__ const Bits* key_source(const Task& t) const {

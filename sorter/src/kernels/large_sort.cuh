@@ -216,6 +216,7 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
 
   const std::uint32_t num_buckets = lists.counters->bucket_count[rl.round];
   const std::uint32_t num_chunks = lists.counters->chunk_count[rl.round];
+  if (num_chunks == 0) return;  // no large range this round: no tickets to take
   const int t = threadIdx.x;
   for (;;) {
     // Chunks are taken in order, so every chunk a look-back waits for
@@ -305,7 +306,7 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
 }
 
 template <class Policy, class Bits, class Value>
-__global__ void __launch_bounds__(Policy::Msd::kThreads, (sizeof(Bits) == 4 ? Policy::kMsdScatterMinBlocks : 1))
+__global__ void __launch_bounds__(Policy::Msd::kThreads)
     msd_scatter_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
   enter_dependent_kernel();
   using Shape = typename Policy::Msd;

@@ -120,7 +120,7 @@ __device__ __forceinline__ void warp_sort_class(const SortData<Bits, Value>& dat
   const int lane = threadIdx.x & 31;
   const std::uint32_t segment = warp_task * kGroupsPerWarp + std::uint32_t(lane / Shape::kGroup);
   Task task{0, 0, 0};
-  if (segment < count) task = data.segment_task(lists.class_segments[region_begin + segment]);
+  if (segment < count) task = data.window_task(lists.class_segments[region_begin + segment]);
   warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX>(data, task, lane % Shape::kGroup);
 }
 
