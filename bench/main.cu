@@ -433,6 +433,22 @@ std::string command_line(int argc, char** argv) {
   return line;
 }
 
+/// The report header of a run: what, where and when.
+RunInfo run_info(const Options& options, const Device& gpu, int argc, char** argv) {
+  RunInfo info;
+  info.commit = options.commit;
+  info.date = utc_now_iso8601();
+  info.device = gpu.summary;
+  info.device_details = gpu.details;
+  info.tests_passed = options.tests_passed;
+  info.tests_failed = options.tests_failed;
+  info.tests_skipped = options.tests_skipped;
+  info.reps = options.reps;
+  info.warmup = options.warmup;
+  info.command_line = command_line(argc, argv);
+  return info;
+}
+
 /// --suite NAME: the shared options are parsed here, the rest is the suite's.
 int run_suite(const std::string& name, int argc, char** argv) {
   const SuiteInfo* suite = nullptr;
@@ -484,17 +500,7 @@ int run(int argc, char** argv) {
   const auto start = std::chrono::steady_clock::now();
   const Device gpu = open_device();
   if (options.sweep) {
-    RunInfo info;
-    info.commit = options.commit;
-    info.date = utc_now_iso8601();
-    info.device = gpu.summary;
-    info.device_details = gpu.details;
-    info.tests_passed = options.tests_passed;
-    info.tests_failed = options.tests_failed;
-    info.tests_skipped = options.tests_skipped;
-    info.reps = options.reps;
-    info.warmup = options.warmup;
-    info.command_line = command_line(argc, argv);
+    const RunInfo info = run_info(options, gpu, argc, argv);
     std::fprintf(stderr, "tilesort-bench: %s\n", gpu.summary.c_str());
     return run_sweep(options.sweep_options, info);
   }
@@ -564,17 +570,7 @@ int run(int argc, char** argv) {
 
   compute_derived(rows);
 
-  RunInfo info;
-  info.commit = options.commit;
-  info.date = utc_now_iso8601();
-  info.device = gpu.summary;
-  info.device_details = gpu.details;
-  info.tests_passed = options.tests_passed;
-  info.tests_failed = options.tests_failed;
-  info.tests_skipped = options.tests_skipped;
-  info.reps = options.reps;
-  info.warmup = options.warmup;
-  info.command_line = command_line(argc, argv);
+  RunInfo info = run_info(options, gpu, argc, argv);
   info.headline_variant = options.variants.front()->name;
   for (const Variant* v : options.variants)
     if (std::strcmp(v->name, kHeadlineVariant) == 0) info.headline_variant = kHeadlineVariant;

@@ -29,15 +29,19 @@ SuiteRegistrar::SuiteRegistrar(const char* name, const char* help, SuiteFunction
   registry().push_back({name, help, run});
 }
 
-bool write_suite_reports(const std::string& prefix, const std::string& markdown, const std::string& json) {
+bool write_reports(const std::string& prefix, const std::vector<std::pair<std::string, std::string>>& files) {
   const std::filesystem::path out(prefix);
   if (out.has_parent_path()) {
     std::error_code ec;
     std::filesystem::create_directories(out.parent_path(), ec);
   }
-  bool ok = write_one(prefix + ".md", markdown);
-  ok &= write_one(prefix + ".json", json);
+  bool ok = true;
+  for (const auto& [suffix, text] : files) ok &= write_one(prefix + suffix, text);
   return ok;
+}
+
+bool write_suite_reports(const std::string& prefix, const std::string& markdown, const std::string& json) {
+  return write_reports(prefix, {{".md", markdown}, {".json", json}});
 }
 
 }  // namespace bench

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace bench {
@@ -43,6 +44,10 @@ const std::vector<SuiteInfo>& all_suites();
 struct SuiteRegistrar {
   SuiteRegistrar(const char* name, const char* help, SuiteFunction run);
 };
+
+/// Writes PREFIX + suffix for every (suffix, text), creating PREFIX's folder;
+/// false (after a message) when any file fails.
+bool write_reports(const std::string& prefix, const std::vector<std::pair<std::string, std::string>>& files);
 
 /// Writes PREFIX.md and PREFIX.json; false (after a message) on failure.
 bool write_suite_reports(const std::string& prefix, const std::string& markdown, const std::string& json);

@@ -17,10 +17,10 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "measure.hpp"
 #include "plot.hpp"
+#include "suites.hpp"
 #include "sweep_report.hpp"
 #include "targets.hpp"
 
@@ -39,18 +39,6 @@ const MethodInfo& method_info(MethodId id) {
   for (const MethodInfo& m : all_methods())
     if (m.id == id) return m;
   throw std::logic_error("method missing from all_methods()");
-}
-
-bool write_file(const std::string& path, const std::string& text) {
-  std::ofstream file(path, std::ios::binary);
-  file << text;
-  file.close();
-  if (!file) {
-    std::fprintf(stderr, "tilesort-bench: could not write %s\n", path.c_str());
-    return false;
-  }
-  std::fprintf(stderr, "tilesort-bench: wrote %s\n", path.c_str());
-  return true;
 }
 
 /// Runs every method at one point; appends the rows.
@@ -197,15 +185,11 @@ int run_sweep(const SweepOptions& o, RunInfo info) {
   const std::string markdown = render_sweep_markdown(info, layout, rows);
   std::fwrite(markdown.data(), 1, markdown.size(), stdout);
   std::fflush(stdout);
-  const std::filesystem::path out(o.out);
-  if (out.has_parent_path()) {
-    std::error_code ec;
-    std::filesystem::create_directories(out.parent_path(), ec);
-  }
-  bool written = write_file(o.out + ".md", markdown);
-  written &= write_file(o.out + ".csv", render_sweep_csv(layout, rows));
-  written &= write_file(o.out + ".json", render_json(info, {}, rows, render_sweep_json_member(layout, rows)));
-  written &= write_file(o.out + ".svg", render_svg_plot(make_sweep_plot(layout, rows)));
+  const bool written =
+      write_reports(o.out, {{".md", markdown},
+                            {".csv", render_sweep_csv(layout, rows)},
+                            {".json", render_json(info, {}, rows, render_sweep_json_member(layout, rows))},
+                            {".svg", render_svg_plot(make_sweep_plot(layout, rows))}});
 
   std::size_t failed = 0;
   for (const Row& r : rows)

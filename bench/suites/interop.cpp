@@ -34,6 +34,7 @@
 #include "tilesort/interop/interop.hpp"
 #include "tilesort/tilesort.hpp"
 #include "tilesort/vkbase/context.hpp"
+#include "tilesort/vkbase/resources.hpp"
 #include "timing.hpp"
 #include "verify.hpp"
 #include "workloads.hpp"
@@ -218,22 +219,12 @@ HandoffRow measure_handoff(const tilesort::vkbase::Context& vk, const ti::Vulkan
       return row;
     }
   }
-  VkSemaphore gate = VK_NULL_HANDLE;
-  {
-    VkSemaphoreTypeCreateInfo type{VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO};
-    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-    VkSemaphoreCreateInfo info{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
-    info.pNext = &type;
-    if (vkCreateSemaphore(vk.device(), &info, nullptr, &gate) != VK_SUCCESS) {
-      row.verdict = "gate semaphore failed";
-      return row;
-    }
+  tilesort::vkbase::Semaphore gate_owner;
+  if (!tilesort::vkbase::create_semaphore(vk.device(), /*timeline*/ true, &gate_owner).ok()) {
+    row.verdict = "gate semaphore failed";
+    return row;
   }
-  struct GateOwner {
-    VkDevice d;
-    VkSemaphore s;
-    ~GateOwner() { vkDestroySemaphore(d, s, nullptr); }
-  } gate_owner{vk.device(), gate};
+  const VkSemaphore gate = gate_owner.get();
   fs::StampPipeline stamp;
   fs::PollPipeline poll;
   if (!stamp.init(vk.device(), stamps.vk_buffer()).ok() ||
@@ -242,9 +233,7 @@ HandoffRow measure_handoff(const tilesort::vkbase::Context& vk, const ti::Vulkan
     return row;
   }
   std::vector<VkCommandBuffer> cmds(2 * std::size_t(frames));
-  VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, vk.command_pool(),
-                                   VK_COMMAND_BUFFER_LEVEL_PRIMARY, std::uint32_t(cmds.size())};
-  if (vkAllocateCommandBuffers(vk.device(), &info, cmds.data()) != VK_SUCCESS) {
+  if (!vk.allocate_command_buffers(std::uint32_t(cmds.size()), cmds.data()).ok()) {
     row.verdict = "command buffers failed";
     return row;
   }
@@ -381,9 +370,7 @@ ReferenceRow measure_references(const tilesort::vkbase::Context& vk, const ti::V
     return row;
   }
   std::vector<VkCommandBuffer> cmds(3 * std::size_t(frames));
-  VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, vk.command_pool(),
-                                   VK_COMMAND_BUFFER_LEVEL_PRIMARY, std::uint32_t(cmds.size())};
-  if (vkAllocateCommandBuffers(vk.device(), &info, cmds.data()) != VK_SUCCESS) {
+  if (!vk.allocate_command_buffers(std::uint32_t(cmds.size()), cmds.data()).ok()) {
     row.verdict = "command buffers failed";
     return row;
   }

@@ -425,9 +425,7 @@ TEST_F(InteropTest, MemoryWordHandoffOrdersFramesSanitizer) {
   void* copies = nullptr;
   TS_CUDA_ASSERT(cudaMalloc(&copies, kBytes * kFrames));
   std::vector<VkCommandBuffer> cmds(kFrames);
-  VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, nullptr, vk_->command_pool(),
-                                   VK_COMMAND_BUFFER_LEVEL_PRIMARY, std::uint32_t(kFrames)};
-  TS_VK_ASSERT(vkAllocateCommandBuffers(vk_->device(), &info, cmds.data()));
+  TS_OK(vk_->allocate_command_buffers(std::uint32_t(kFrames), cmds.data()));
 
   EXPECT_EQ(sem.cuda_wait_word(word, 1, stream_).code(), StatusCode::ordering_violation);
   for (int f = 0; f < kFrames; ++f) {
@@ -578,11 +576,7 @@ void run_frames(const tilesort::vkbase::Context& vk, FrameRig& rig, cudaStream_t
                 std::uint32_t frames, SortFrame sort_frame, std::vector<fs::FramePushConstants>* params) {
   ASSERT_LE(frames, FrameRig::kSlots);
   std::vector<VkCommandBuffer> cmds(2 * frames);
-  VkCommandBufferAllocateInfo info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  info.commandPool = vk.command_pool();
-  info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  info.commandBufferCount = std::uint32_t(cmds.size());
-  TS_VK_ASSERT(vkAllocateCommandBuffers(vk.device(), &info, cmds.data()));
+  TS_OK(vk.allocate_command_buffers(std::uint32_t(cmds.size()), cmds.data()));
   const tilesort::SortArgs args = frame_args(rig);
   const std::uint64_t base = rig.semaphore.promised_value();
   UnblockOnExit unblock{vk.device(), {rig.semaphore.vk_semaphore()}};

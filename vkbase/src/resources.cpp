@@ -4,6 +4,20 @@
 
 namespace tilesort {
 namespace vkbase {
+namespace {
+
+/// Allocates `size` bytes of memory type `type` into `out` (owned).
+Status allocate_memory(VkDevice dev, VkDeviceSize size, int type, const char* what, Memory* out) noexcept {
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = size;
+  alloc.memoryTypeIndex = std::uint32_t(type);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  const Status s = vk_status(vkAllocateMemory(dev, &alloc, nullptr, &memory), what);
+  if (s.ok()) *out = Memory(dev, memory);
+  return s;
+}
+
+}  // namespace
 
 Status Buffer::create(VkPhysicalDevice physical, VkDevice dev, VkDeviceSize bytes, VkBufferUsageFlags usage,
                       VkMemoryPropertyFlags want, VkMemoryPropertyFlags fallback, Buffer* out) noexcept {
@@ -22,13 +36,9 @@ Status Buffer::create(VkPhysicalDevice physical, VkDevice dev, VkDeviceSize byte
     const std::string message = "no memory type for a " + std::to_string(bytes) + "-byte buffer";
     return Status(StatusCode::missing_vulkan_support, message.c_str());
   }
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = std::uint32_t(type);
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-  s = vk_status(vkAllocateMemory(dev, &alloc, nullptr, &memory), "vkAllocateMemory");
+  s = allocate_memory(dev, req.size, type, "vkAllocateMemory", &b.memory_);
   if (!s.ok()) return s;
-  b.memory_ = Memory(dev, memory);
+  const VkDeviceMemory memory = b.memory_.get();
   s = vk_status(vkBindBufferMemory(dev, buffer, memory, 0), "vkBindBufferMemory");
   if (!s.ok()) return s;
   b.size_ = bytes;
@@ -63,14 +73,9 @@ Status Image::create(const Context& vk, VkFormat format, VkExtent2D extent, VkIm
   vkGetImageMemoryRequirements(dev, image, &req);
   const int type = find_memory_type(vk.physical(), req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0);
   if (type < 0) return Status(StatusCode::missing_vulkan_support, "no memory type for an image");
-  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
-  alloc.allocationSize = req.size;
-  alloc.memoryTypeIndex = std::uint32_t(type);
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-  s = vk_status(vkAllocateMemory(dev, &alloc, nullptr, &memory), "vkAllocateMemory (image)");
+  s = allocate_memory(dev, req.size, type, "vkAllocateMemory (image)", &im.memory_);
   if (!s.ok()) return s;
-  im.memory_ = Memory(dev, memory);
-  s = vk_status(vkBindImageMemory(dev, image, memory, 0), "vkBindImageMemory");
+  s = vk_status(vkBindImageMemory(dev, image, im.memory_.get(), 0), "vkBindImageMemory");
   if (!s.ok()) return s;
   VkImageViewCreateInfo view{VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO};
   view.image = image;
