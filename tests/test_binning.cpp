@@ -168,6 +168,7 @@ TEST(BinningHost, HostArgumentErrorsAreReportedBeforeLaunching) {
   a = good; a.num_tiles = 0; bad.push_back({"zero tiles", a, StatusCode::invalid_argument});
   a = good; a.num_tiles = 101; bad.push_back({"tiles over capacity", a, StatusCode::count_over_capacity});
   a = good; a.num_records = 1001; bad.push_back({"records over capacity", a, StatusCode::count_over_capacity});
+  a = good; a.record_capacity = 9; bad.push_back({"records over the sink's capacity", a, StatusCode::count_over_capacity});
   a = good; a.out_keys = const_cast<std::uint32_t*>(a.keys); bad.push_back({"aliasing", a, StatusCode::invalid_argument});
   a = good; a.keys = reinterpret_cast<const std::uint32_t*>(fake + 2); bad.push_back({"misaligned", a, StatusCode::invalid_argument});
   a = good; a.end_bit = 33; bad.push_back({"bit range (bin_and_sort only)", a, StatusCode::invalid_argument});
@@ -629,7 +630,7 @@ struct ErrorRun {
 /// in device memory is `device_count`, and checks the outputs stay poisoned.
 void run_expecting_device_error(const std::vector<std::uint32_t>& tiles, std::uint32_t device_count,
                                 std::uint32_t num_tiles, std::uint64_t max_records, int mode, cudaStream_t stream,
-                                ErrorRun& result) {
+                                ErrorRun& result, std::uint64_t record_capacity = 0) {
   BinPlan plan;
   plan.max_records = max_records;
   plan.max_tiles = num_tiles;
@@ -653,6 +654,7 @@ void run_expecting_device_error(const std::vector<std::uint32_t>& tiles, std::ui
   a.keys = keys.as<std::uint32_t>();
   a.values = values.get();
   a.d_num_records = count.as<std::uint32_t>();
+  a.record_capacity = record_capacity;
   a.num_tiles = num_tiles;
   a.out_keys = out_keys.as<std::uint32_t>();
   a.out_values = out_values.get();
@@ -667,6 +669,7 @@ void run_expecting_device_error(const std::vector<std::uint32_t>& tiles, std::ui
     BinIndexArgs ia;
     ia.tile_ids = a.tile_ids;
     ia.d_num_records = a.d_num_records;
+    ia.record_capacity = record_capacity;
     ia.num_tiles = num_tiles;
     ia.out_permutation = out_values.as<std::uint32_t>();
     ia.out_offsets = a.out_offsets;
@@ -733,6 +736,200 @@ TEST_F(BinningGpuSanitizer, DeviceCountOverCapacityLeavesOutputsUntouched) {
     EXPECT_EQ(r.device.index, 3000u);
     EXPECT_EQ(r.device.value, 2999u);
   }
+}
+
+// A sink smaller than the plan: counts above the sink's capacity but within
+// the plan are still count_over_capacity (the records past the capacity were
+// never written), for every relation of count, capacity and plan.
+TEST_F(BinningGpuSanitizer, SinkOverflowIsAlwaysCountOverCapacity) {
+  TS_TRACE_SEED();
+  std::vector<std::uint32_t> tiles(4000);
+  for (auto& t : tiles) t = std::uint32_t(rng_() % 64);
+  struct Relation {
+    const char* what;
+    std::uint32_t count;
+    std::uint64_t max_records, capacity;
+    std::uint64_t reported_capacity;
+  };
+  const Relation relations[] = {
+      {"capacity < count <= plan", 3000, 4000, 2500, 2500},
+      {"capacity + 1 == count < plan", 2501, 4000, 2500, 2500},
+      {"capacity < plan < count", 4000, 3500, 2500, 2500},
+      {"plan < count <= capacity", 3600, 3500, 3800, 3500},
+      {"plan < capacity < count", 3900, 3500, 3800, 3500},
+  };
+  for (const Relation& rel : relations)
+    for (int mode = 0; mode < 3; ++mode) {
+      SCOPED_TRACE(std::string(rel.what) + ", mode " + std::to_string(mode));
+      ErrorRun r;
+      ASSERT_NO_FATAL_FAILURE(
+          run_expecting_device_error(tiles, rel.count, 64, rel.max_records, mode, stream_, r, rel.capacity));
+      EXPECT_EQ(r.status.code(), StatusCode::count_over_capacity) << r.status.what();
+      EXPECT_EQ(r.device.index, rel.count);
+      EXPECT_EQ(r.device.value, rel.reported_capacity);
+    }
+}
+
+// bin_args_for(sink): the sink's arrays, count and capacity. A count within
+// the capacity bins; the same frame overflowing its sink does not, though
+// the plan holds it.
+TEST_F(BinningGpuSanitizer, BinArgsForSinkBindsTheCapacity) {
+  TS_TRACE_SEED();
+  const std::uint32_t capacity = 2000, num_tiles = 40;
+  BinPlan plan;
+  plan.max_records = 5000;
+  plan.max_tiles = num_tiles;
+  std::size_t bytes = 0;
+  TS_STATUS_ASSERT_OK(tilesort::bin_and_sort_workspace_size(plan, &bytes));
+  DeviceBuffer ws, tiles, keys, values, count, out_keys, out_values, out_offsets;
+  TS_CUDA_ASSERT(ws.alloc(bytes));
+  std::vector<std::uint32_t> t(capacity), k(capacity), v(capacity);
+  for (std::uint32_t i = 0; i < capacity; ++i) {
+    t[i] = std::uint32_t(rng_() % num_tiles);
+    k[i] = std::uint32_t(rng_() % 50);
+    v[i] = i;
+  }
+  ASSERT_NO_FATAL_FAILURE(upload_vec(tiles, t));
+  ASSERT_NO_FATAL_FAILURE(upload_vec(keys, k));
+  ASSERT_NO_FATAL_FAILURE(upload_vec(values, v));
+  ASSERT_NO_FATAL_FAILURE(alloc_poisoned<std::uint32_t>(out_keys, capacity));
+  ASSERT_NO_FATAL_FAILURE(alloc_poisoned<std::uint32_t>(out_values, capacity));
+  ASSERT_NO_FATAL_FAILURE(alloc_poisoned<std::uint32_t>(out_offsets, num_tiles + 1));
+  tilesort::RecordSink sink;
+  sink.tile_ids = tiles.as<std::uint32_t>();
+  sink.keys = keys.as<std::uint32_t>();
+  sink.values = values.as<std::uint32_t>();
+  sink.count = nullptr;
+  sink.capacity = capacity;
+  for (std::uint32_t emitted : {capacity, capacity + 1, 4999u}) {
+    SCOPED_TRACE("emitted " + std::to_string(emitted));
+    ASSERT_NO_FATAL_FAILURE(upload_vec(count, std::vector<std::uint32_t>{emitted}));
+    sink.count = count.as<std::uint32_t>();
+    BinArgs a = tilesort::bin_args_for(sink);
+    EXPECT_EQ(a.record_capacity, capacity);
+    a.num_tiles = num_tiles;
+    a.out_keys = out_keys.as<std::uint32_t>();
+    a.out_values = out_values.get();
+    a.out_offsets = out_offsets.as<std::uint32_t>();
+    TS_STATUS_ASSERT_OK(tilesort::bin_and_sort(ws.get(), bytes, plan, a, stream_));
+    const tilesort::Status s = tilesort::read_bin_and_sort_status(ws.get(), plan, stream_);
+    if (emitted <= capacity) {
+      TS_STATUS_ASSERT_OK(s);
+      std::vector<std::uint32_t> want_offsets, got_keys, got_values, got_offsets;
+      const std::vector<std::uint32_t> perm =
+          binref::bin_and_sort(t, k, num_tiles, tilesort::Order::ascending, 0, -1, want_offsets);
+      ASSERT_NO_FATAL_FAILURE(download_vec(got_keys, out_keys, capacity));
+      ASSERT_NO_FATAL_FAILURE(download_vec(got_values, out_values, capacity));
+      ASSERT_NO_FATAL_FAILURE(download_vec(got_offsets, out_offsets, num_tiles + 1));
+      EXPECT_TRUE(same("keys", got_keys, binref::permute(k, perm)));
+      EXPECT_TRUE(same("values", got_values, binref::permute(v, perm)));
+      EXPECT_TRUE(same("offsets", got_offsets, want_offsets));
+      ASSERT_NO_FATAL_FAILURE(alloc_poisoned<std::uint32_t>(out_keys, capacity));
+      ASSERT_NO_FATAL_FAILURE(alloc_poisoned<std::uint32_t>(out_values, capacity));
+      ASSERT_NO_FATAL_FAILURE(alloc_poisoned<std::uint32_t>(out_offsets, num_tiles + 1));
+    } else {
+      EXPECT_EQ(s.code(), StatusCode::count_over_capacity) << s.what();
+      EXPECT_TRUE(all_poison<std::uint32_t>(out_keys, capacity, "out_keys"));
+      EXPECT_TRUE(all_poison<std::uint32_t>(out_offsets, num_tiles + 1, "out_offsets"));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// bin_and_sort over tile lengths of every size class, hot tiles, repeat runs
+// ---------------------------------------------------------------------------
+
+/// Records whose tiles have exactly the given lengths (tile i: lengths[i]),
+/// in shuffled emission order.
+Case case_with_tile_lengths(Rng& rng, const std::vector<std::uint32_t>& lengths, bool few_keys) {
+  Case c;
+  c.num_tiles = std::uint32_t(lengths.size());
+  for (std::uint32_t t = 0; t < lengths.size(); ++t) c.tiles.insert(c.tiles.end(), lengths[t], t);
+  for (std::size_t i = c.tiles.size(); i > 1; --i) std::swap(c.tiles[i - 1], c.tiles[rng() % i]);
+  c.keys.resize(c.tiles.size());
+  for (auto& k : c.keys) k = few_keys ? std::uint32_t(rng() % 3) : std::uint32_t(rng());
+  c.values.resize(c.tiles.size());
+  for (auto& v : c.values) v = rng();
+  c.mode = Mode::bin_and_sort;
+  return c;
+}
+
+// One tile at and on each side of every power of two from 32 to 16384 (the
+// sort's warp and one-block class limits are among them) and beyond one
+// block, with few distinct keys (ties in record order) and with random
+// ones, every value type, both orders.
+TEST_F(BinningGpu, BinAndSortTileClassBoundaries) {
+  TS_TRACE_SEED();
+  std::vector<std::uint32_t> lengths = {0, 1, 2, 3};
+  for (std::uint32_t edge : {32u, 128u, 256u, 512u, 1024u, 2048u, 4096u, 8192u, 16384u})
+    for (std::uint32_t d : {edge - 1, edge, edge + 1}) lengths.push_back(d);
+  lengths.push_back(40000);
+  lengths.push_back(0);
+  int iteration = 0;
+  for (bool few_keys : {true, false})
+    for (tilesort::ValueType vt : {tilesort::ValueType::none, tilesort::ValueType::b32, tilesort::ValueType::b64}) {
+      std::vector<std::uint32_t> shuffled = lengths;
+      for (std::size_t i = shuffled.size(); i > 1; --i) std::swap(shuffled[i - 1], shuffled[rng_() % i]);
+      Case c = case_with_tile_lengths(rng_, shuffled, few_keys);
+      c.value_type = vt;
+      c.order = (iteration & 1) ? tilesort::Order::descending : tilesort::Order::ascending;
+      c.device_count = (iteration % 3) != 0;
+      if (iteration % 2 == 0) {
+        c.end_bit = 16;
+        for (auto& k : c.keys) k = tilesort::quantize_key(k, 16) | (few_keys ? 0u : (k & 0xFFFF0000u));
+      }
+      SCOPED_TRACE("iteration " + std::to_string(iteration));
+      ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
+      ++iteration;
+    }
+}
+
+// Half of all records in one tile (the sort's MSD path), the rest spread
+// over many tiles; 32- and 16-bit keys, and a hot tile of equal keys (its
+// order is the record order alone).
+TEST_F(BinningGpu, BinAndSortHotTileHoldsHalfTheRecords) {
+  TS_TRACE_SEED();
+  const std::size_t n = small_mode() ? 80000 : 2000000;
+  for (int variant = 0; variant < 4; ++variant) {
+    Case c = random_case(rng_, n, 8160, TileDist::uniform);
+    const std::uint32_t hot = std::uint32_t(rng_() % 8160);
+    for (std::size_t i = 0; i < n; ++i)
+      if (rng_() & 1) c.tiles[i] = hot;
+    c.mode = Mode::bin_and_sort;
+    c.order = (variant & 1) ? tilesort::Order::descending : tilesort::Order::ascending;
+    if (variant == 1 || variant == 3) c.end_bit = 16;
+    if (variant == 3)
+      for (std::size_t i = 0; i < n; ++i)
+        if (c.tiles[i] == hot) c.keys[i] = 0x1234u;
+    SCOPED_TRACE("variant " + std::to_string(variant));
+    ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
+  }
+}
+
+// The same input, bin_and_sort three times in one workspace, each compared
+// bit for bit with the reference: no run-to-run variation (8160 and 100000
+// tiles, ties everywhere).
+TEST_F(BinningGpu, BinAndSortIsDeterministic) {
+  TS_TRACE_SEED();
+  for (std::uint32_t tiles : {8160u, 100000u}) {
+    Case c = random_case(rng_, small_mode() ? 50000 : 1500000, tiles, TileDist::skewed);
+    c.mode = Mode::bin_and_sort;
+    for (auto& k : c.keys) k = std::uint32_t(rng_() % 4);  // ties everywhere
+    for (int run = 0; run < 3; ++run) {
+      SCOPED_TRACE("tiles " + std::to_string(tiles) + " run " + std::to_string(run));
+      ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
+    }
+  }
+}
+
+TEST_F(BinningGpuSanitizer, BinAndSortTileLengthsOfEveryClass) {
+  TS_TRACE_SEED();
+  std::vector<std::uint32_t> lengths = {1, 2, 32, 33, 128, 129, 300, 600, 1500, 3000, 5000, 9000, 17000};
+  Case c = case_with_tile_lengths(rng_, lengths, true);
+  ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
+  c.end_bit = 8;
+  c.order = tilesort::Order::descending;
+  ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
 }
 
 // ---------------------------------------------------------------------------

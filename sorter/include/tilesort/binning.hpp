@@ -57,6 +57,12 @@ struct BinArgs {
   /// (for a device count: reported on the device, outputs untouched).
   const std::uint32_t* d_num_records = nullptr;
   std::uint64_t num_records = 0;
+  /// Records the input arrays hold (e.g. RecordSink::capacity), when less
+  /// than plan.max_records; 0 = plan.max_records. A count above it is
+  /// count_over_capacity: an emitting kernel that overflowed its sink is
+  /// never binned, whatever the plan. tilesort::bin_args_for(sink) in
+  /// tilesort/emit.cuh fills this, d_num_records and the input arrays.
+  std::uint64_t record_capacity = 0;
   std::uint32_t num_tiles = 0;  // 1..plan.max_tiles; tile ids must be < num_tiles
 
   std::uint32_t* out_keys = nullptr;  // max_records entries (num_records used)
@@ -76,6 +82,7 @@ struct BinIndexArgs {
   const std::uint32_t* tile_ids = nullptr;
   const std::uint32_t* d_num_records = nullptr;
   std::uint64_t num_records = 0;
+  std::uint64_t record_capacity = 0;  // as BinArgs::record_capacity
   std::uint32_t num_tiles = 0;
   std::uint32_t* out_permutation = nullptr;  // max_records entries
   std::uint32_t* out_offsets = nullptr;      // num_tiles + 1
@@ -93,6 +100,7 @@ struct GatherArgs {
   const std::uint32_t* permutation = nullptr;
   const std::uint32_t* d_num_records = nullptr;
   std::uint64_t num_records = 0;
+  std::uint64_t record_capacity = 0;  // as BinArgs::record_capacity
 };
 
 /// Phase 1: workspace bytes for bin, bin_index and gather under `plan`.

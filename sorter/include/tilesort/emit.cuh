@@ -16,13 +16,15 @@
 //
 // Overflow: slots at or beyond `capacity` are counted but never written.
 // The count therefore keeps growing past the capacity, and bin /
-// bin_and_sort report StatusCode::count_over_capacity (with the emitted
-// count) instead of binning a truncated frame. Counts above 2^32 - 1 wrap;
-// keep the capacity well below that.
+// bin_and_sort, given the sink's capacity (BinArgs::record_capacity, as
+// bin_args_for(sink) sets it), report StatusCode::count_over_capacity (with
+// the emitted count) instead of binning a truncated frame. Counts above
+// 2^32 - 1 wrap; keep the capacity well below that.
 #pragma once
 
 #include <cstdint>
 
+#include "tilesort/binning.hpp"
 #include "tilesort/thread/key_codec.cuh"
 
 #if defined(__CUDACC__)
@@ -42,6 +44,20 @@ struct RecordSink {
   std::uint32_t* count = nullptr;   // zero it before the emitting kernel
   std::uint32_t capacity = 0;
 };
+
+/// BinArgs whose inputs are the sink's records: its arrays, its device
+/// count and its capacity (so an overflowed sink is always
+/// count_over_capacity, even under a plan with more records). The caller
+/// adds num_tiles, the outputs and, for bin_and_sort, the order and bits.
+inline BinArgs bin_args_for(const RecordSink& sink) {
+  BinArgs args;
+  args.tile_ids = sink.tile_ids;
+  args.keys = sink.keys;
+  args.values = sink.values;
+  args.d_num_records = sink.count;
+  args.record_capacity = sink.capacity;
+  return args;
+}
 
 /// Order-preserving u32 code of a float depth: a < b as floats implies
 /// code(a) < code(b), with a total order: -inf < ... < -0.0 < +0.0 < ... <

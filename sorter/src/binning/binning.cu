@@ -125,24 +125,33 @@ Status check_workspace(void* workspace, std::size_t workspace_bytes, const BinLa
   return Status();
 }
 
-/// A host-given record count must fit the plan; a device count is checked
-/// by the kernels.
-Status check_record_count(const BinPlan& plan, const std::uint32_t* d_num_records, std::uint64_t num_records) {
+/// The records a call may bin: the plan's capacity, or the input arrays'
+/// (record_capacity) when that is smaller.
+std::uint64_t record_capacity_of(const BinPlan& plan, std::uint64_t record_capacity) {
+  return record_capacity ? std::min(record_capacity, plan.max_records) : plan.max_records;
+}
+
+/// A host-given record count must fit the capacity; a device count is
+/// checked by the kernels.
+Status check_record_count(const BinPlan& plan, const std::uint32_t* d_num_records, std::uint64_t num_records,
+                          std::uint64_t record_capacity) {
   if (!d_num_records && num_records > plan.max_records)
     return Status(StatusCode::count_over_capacity, "num_records exceeds plan.max_records");
+  if (!d_num_records && num_records > record_capacity_of(plan, record_capacity))
+    return Status(StatusCode::count_over_capacity, "num_records exceeds record_capacity");
   return Status();
 }
 
 Status check_common(void* workspace, std::size_t workspace_bytes, const BinLayout& layout, const BinPlan& plan,
                     const std::uint32_t* tile_ids, const std::uint32_t* d_num_records, std::uint64_t num_records,
-                    std::uint32_t num_tiles, const std::uint32_t* out_offsets) {
+                    std::uint64_t record_capacity, std::uint32_t num_tiles, const std::uint32_t* out_offsets) {
   const Status workspace_status = check_workspace(workspace, workspace_bytes, layout);
   if (!workspace_status.ok()) return workspace_status;
   if (!tile_ids) return Status(StatusCode::invalid_argument, "tile_ids is null");
   if (!out_offsets) return Status(StatusCode::invalid_argument, "out_offsets is null");
   if (num_tiles == 0) return Status(StatusCode::invalid_argument, "num_tiles is 0");
   if (num_tiles > plan.max_tiles) return Status(StatusCode::count_over_capacity, "num_tiles exceeds plan.max_tiles");
-  return check_record_count(plan, d_num_records, num_records);
+  return check_record_count(plan, d_num_records, num_records, record_capacity);
 }
 
 /// Everything one binning call launches: the zeroing, then per pass
@@ -258,8 +267,10 @@ cudaError_t launch_bin(const BinLaunch& b) {
   return cudaSuccess;
 }
 
-BinCount make_count(const BinPlan& plan, const std::uint32_t* d_num_records, std::uint64_t num_records) {
-  return BinCount{d_num_records, std::uint32_t(d_num_records ? 0 : num_records), std::uint32_t(plan.max_records)};
+BinCount make_count(const BinPlan& plan, const std::uint32_t* d_num_records, std::uint64_t num_records,
+                    std::uint64_t record_capacity) {
+  return BinCount{d_num_records, std::uint32_t(d_num_records ? 0 : num_records),
+                  std::uint32_t(record_capacity_of(plan, record_capacity))};
 }
 
 /// The launch fields bin and bin_index fill alike (Args: BinArgs or
@@ -270,7 +281,7 @@ BinLaunch bin_launch_for(void* workspace, const BinLayout& layout, const BinPlan
   BinLaunch b{};
   b.workspace = workspace;
   b.layout = layout;
-  b.count = make_count(plan, args.d_num_records, args.num_records);
+  b.count = make_count(plan, args.d_num_records, args.num_records, args.record_capacity);
   b.num_tiles = args.num_tiles;
   b.tile_ids = args.tile_ids;
   b.out_offsets = args.out_offsets;
@@ -281,7 +292,7 @@ BinLaunch bin_launch_for(void* workspace, const BinLayout& layout, const BinPlan
 Status check_bin_args(void* workspace, std::size_t workspace_bytes, const BinLayout& layout, const BinPlan& plan,
                       const BinArgs& args) {
   const Status common = check_common(workspace, workspace_bytes, layout, plan, args.tile_ids, args.d_num_records,
-                                     args.num_records, args.num_tiles, args.out_offsets);
+                                     args.num_records, args.record_capacity, args.num_tiles, args.out_offsets);
   if (!common.ok()) return common;
   if (!args.keys) return Status(StatusCode::invalid_argument, "keys is null");
   if (!args.out_keys) return Status(StatusCode::invalid_argument, "out_keys is null");
@@ -374,7 +385,7 @@ Status bin_index(void* workspace, std::size_t workspace_bytes, const BinPlan& pl
   if (!s.ok()) return s;
   const BinLayout layout = make_bin_layout(plan, false, 0);
   if (!(s = check_common(workspace, workspace_bytes, layout, plan, args.tile_ids, args.d_num_records, args.num_records,
-                         args.num_tiles, args.out_offsets))
+                         args.record_capacity, args.num_tiles, args.out_offsets))
            .ok())
     return s;
   if (!args.out_permutation) return Status(StatusCode::invalid_argument, "out_permutation is null");
@@ -399,7 +410,7 @@ Status gather(void* workspace, std::size_t workspace_bytes, const BinPlan& plan,
   if (args.record_bytes == 0 || args.record_bytes % 4 != 0)
     return Status(StatusCode::invalid_argument, "record_bytes must be a positive multiple of 4");
   if (args.records == args.out_records) return Status(StatusCode::invalid_argument, "gather is out of place");
-  if (!(s = check_record_count(plan, args.d_num_records, args.num_records)).ok()) return s;
+  if (!(s = check_record_count(plan, args.d_num_records, args.num_records, args.record_capacity)).ok()) return s;
   if (misaligned(args.records, 4) || misaligned(args.out_records, 4) || misaligned(args.permutation, 4))
     return Status(StatusCode::invalid_argument, "records, out_records or permutation is not 4-byte aligned");
   const bool vector16 = args.record_bytes % 16 == 0 && !misaligned(args.records, 16) && !misaligned(args.out_records, 16);
@@ -409,7 +420,7 @@ Status gather(void* workspace, std::size_t workspace_bytes, const BinPlan& plan,
     return Status(StatusCode::invalid_argument, "max_records * record_bytes / word size must be below 2^32");
 
   DeviceStatus* status = at<DeviceStatus>(workspace, layout.status);
-  const BinCount count = make_count(plan, args.d_num_records, args.num_records);
+  const BinCount count = make_count(plan, args.d_num_records, args.num_records, args.record_capacity);
   const cudaError_t err =
       vector16 ? launch_gather<uint4>(args, std::uint32_t(words_per_record), count, status, stream)
                : launch_gather<std::uint32_t>(args, std::uint32_t(words_per_record), count, status, stream);
