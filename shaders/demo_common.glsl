@@ -31,5 +31,5 @@ bool tile_rect(float x, float y, float r, out uvec4 rect) {
   return true;
 }
 
-#include "hash.glsl"
+#include "hash.h"
 float unit_float(uint h) { return (float(h >> 8) + 0.5) * (1.0 / 16777216.0); }  // (0, 1)

@@ -14,8 +14,8 @@ void main() {
   }
   if (i <= frame.num_segments) layout_buf.offsets[i] = segment_start(i);
   if (i == 0u) {
-    layout_buf.num_segments = frame.num_segments;
-    layout_buf.num_items = frame.num_items;
+    layout_buf.header.num_segments = frame.num_segments;
+    layout_buf.header.num_items = frame.num_items;
     verdicts[frame.slot].num_items = frame.num_items;
     verdicts[frame.slot].num_segments = frame.num_segments;
   }

@@ -8,7 +8,7 @@
 
 // Largest s < num_segments with offsets[s] <= i: the non-empty segment holding i.
 uint segment_of(uint i) {
-  uint lo = 0u, hi = layout_buf.num_segments;  // answer in [lo, hi)
+  uint lo = 0u, hi = layout_buf.header.num_segments;  // answer in [lo, hi)
   while (hi - lo > 1u) {
     const uint mid = (lo + hi) >> 1;
     if (layout_buf.offsets[mid] <= i) lo = mid; else hi = mid;
@@ -18,7 +18,7 @@ uint segment_of(uint i) {
 
 void main() {
   const uint i = gl_GlobalInvocationID.x;
-  const uint n = layout_buf.num_items;
+  const uint n = layout_buf.header.num_items;
   uint a = 0u, b = 0u;
   if (i < n) {
     const uint s = segment_of(i);

@@ -1,6 +1,6 @@
-// tilesort-demo: the Vulkan + CUDA (or CPU) frame. One Renderer owns the
-// device, the shared record buffers, the pipelines, the timeline semaphore,
-// the sort paths, the FrameLog and, when windowed, the Window.
+// tilesort-demo: the Vulkan + CUDA (or CPU) frame. One Renderer (renderer.cpp)
+// owns the Devices, FrameResources, FrameSync, SortStage, FrameLog and, when
+// windowed, the Window, and runs the frame loop.
 #pragma once
 
 #include "options.hpp"

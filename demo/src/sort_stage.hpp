@@ -1,7 +1,8 @@
 // tilesort-demo: the frame's sort stage. On the CUDA path it owns the stream
 // and one CudaSortPath per CUDA sorter, and enqueues a set of them between
 // two timeline values; on the CPU path it owns the host scratch the CPU sort
-// runs in. The buffers and the timeline it sorts between are the renderer's.
+// runs in. The buffers it sorts are FrameResources', the timeline it sorts
+// between is FrameSync's.
 #pragma once
 
 #include <array>

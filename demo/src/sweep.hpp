@@ -69,7 +69,6 @@ class SweepDriver {
   void add_frame(const SweepFrame& frame);
 
   const std::vector<SweepResult>& results() const { return results_; }
-  const SorterSet& sorters() const { return sorters_; }
 
  private:
   void close_point();

@@ -29,11 +29,9 @@ inline void ts_check(const Status& s, const char* what) {
 }
 
 using vkbase::DescriptorPool;
-using vkbase::DescriptorSetLayout;
 using vkbase::Framebuffer;
 using vkbase::ImageView;
 using vkbase::Pipeline;
-using vkbase::PipelineLayout;
 using vkbase::QueryPool;
 using vkbase::RenderPass;
 using vkbase::Semaphore;

@@ -1,7 +1,7 @@
 // tilesort-demo: the window. GLFW, the surface's swapchain (with its render
 // pass, framebuffers and semaphores), the Dear ImGui backends the overlay
 // draws through, and --screenshot. The renderer records into it and presents
-// from it; what the overlay shows is the renderer's (renderer.cpp).
+// from it; what the overlay shows is overlay.cpp's.
 // Without TILESORT_DEMO_WINDOW the members are stubs: unavailable() says why.
 #pragma once
 
@@ -72,8 +72,6 @@ class Window {
   void capture(bool on) { capture_ = on; }
   /// Writes the captured image as PPM (once its frame is done); nothing when none was captured.
   void write_screenshot(const std::string& path);
-
-  GLFWwindow* glfw() const { return window_; }
 
  private:
   void create_swapchain();

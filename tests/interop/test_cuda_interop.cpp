@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -551,8 +552,8 @@ tilesort::SortArgs frame_args(const FrameRig& rig) {
   args.keys = rig.keys.cuda_ptr();
   args.values = rig.values.cuda_ptr();
   auto* layout = static_cast<unsigned char*>(rig.layout.cuda_ptr());
-  args.d_num_segments = reinterpret_cast<const std::uint32_t*>(layout);
-  args.d_num_items = reinterpret_cast<const std::uint32_t*>(layout + 4);
+  args.d_num_segments = reinterpret_cast<const std::uint32_t*>(layout + offsetof(fs::LayoutHeader, num_segments));
+  args.d_num_items = reinterpret_cast<const std::uint32_t*>(layout + offsetof(fs::LayoutHeader, num_items));
   args.offsets = layout + fs::kLayoutOffsetsByte;
   return args;
 }

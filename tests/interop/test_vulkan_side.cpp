@@ -316,8 +316,9 @@ TEST(VulkanSide, FrameShadersGenerateAndVerify) {
                  " stride=" + std::to_string(f.segment_stride));
     ASSERT_NO_FATAL_FAILURE(run(true, false, f));
     // What the generator wrote equals the CPU mirror.
-    ASSERT_EQ(lay[0], f.num_segments);
-    ASSERT_EQ(lay[1], f.num_items);
+    const auto* header = reinterpret_cast<const fs::LayoutHeader*>(lay);
+    ASSERT_EQ(header->num_segments, f.num_segments);
+    ASSERT_EQ(header->num_items, f.num_items);
     const std::uint32_t* offsets = lay + fs::kLayoutOffsetsByte / 4;
     for (std::uint32_t s = 0; s <= f.num_segments; ++s) {
       ASSERT_EQ(offsets[s], fs::segment_start(f, s)) << "offset " << s;
@@ -399,6 +400,39 @@ TEST(VulkanSide, TimestampShaderWritesRisingClock) {
   EXPECT_NE(t[1], 0u);
   EXPECT_GE(t[2], t[1]) << "the second stamp, recorded after a barrier, is earlier";
   EXPECT_EQ(t[3], 0u);
+}
+
+// handoff_poll.comp (the bench's CUDA -> Vulkan word) with the host as the writer: a word already at
+// the target is seen at once and stamped; one below it times out and writes 0.
+TEST(VulkanSide, PollShaderSeesTheWordOrTimesOut) {
+  auto vk = std::make_unique<tilesort::vkbase::Context>();
+  tilesort::vkbase::ComputeContextOptions o;
+  o.device.shader_device_clock = tilesort::vkbase::Want::if_offered;
+  const Status made = tilesort::vkbase::create_compute_context(o, vk.get());
+  if (!made.ok()) GTEST_SKIP() << "no usable Vulkan device: " << made.what();
+  if (!vk->shader_clock_enabled()) GTEST_SKIP() << vk->device_name() << " has no VK_KHR_shader_clock shaderDeviceClock";
+  tilesort::vkbase::Buffer stamps, word;
+  TS_OK(tilesort::vkbase::Buffer::create(*vk, 4 * 8, true, &stamps));
+  TS_OK(tilesort::vkbase::Buffer::create(*vk, 8, true, &word));
+  std::memset(stamps.mapped(), 0xFF, 4 * 8);
+  auto* w = static_cast<std::uint32_t*>(word.mapped());
+  w[0] = 7;  // lo: compared with the target
+  w[1] = 0;
+  fs::PollPipeline pipeline;
+  TS_OK(pipeline.init(vk->device(), stamps.get(), word.get()));
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  TS_OK(vk->allocate_command_buffers(1, &cmd));
+  TS_VK_ASSERT(tstest::begin(cmd));
+  pipeline.record(cmd, 1, 7, 1000000);  // reached: seen before the 1 s timeout
+  pipeline.record(cmd, 2, 8, 1000);     // never reached: gives up after 1 ms
+  TS_VK_ASSERT(vkEndCommandBuffer(cmd));
+  TS_OK(vk->submit_and_wait(cmd));
+  const auto* t = static_cast<const std::uint64_t*>(stamps.mapped());
+  EXPECT_EQ(t[0], ~0ull) << "slot 0 was written";
+  EXPECT_NE(t[1], 0u) << "the word at its target was not seen";
+  EXPECT_NE(t[1], ~0ull) << "slot 1 was not written";
+  EXPECT_EQ(t[2], 0u) << "a word below its target must time out and write 0";
+  EXPECT_EQ(t[3], ~0ull) << "slot 3 was written";
 }
 
 }  // namespace

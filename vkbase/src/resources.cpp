@@ -1,6 +1,7 @@
 #include "tilesort/vkbase/resources.hpp"
 
 #include <string>
+#include <vector>
 
 namespace tilesort {
 namespace vkbase {
@@ -134,6 +135,81 @@ Status create_pipeline_layout(VkDevice device, VkDescriptorSetLayout set_layout,
   const Status s = vk_status(vkCreatePipelineLayout(device, &info, nullptr, &layout), "vkCreatePipelineLayout");
   if (s.ok()) *out = PipelineLayout(device, layout);
   return s;
+}
+
+Status ComputeSet::create(VkDevice device, const SetBinding* bindings, std::uint32_t count,
+                          std::uint32_t push_constant_bytes, ComputeSet* out) noexcept {
+  ComputeSet c;
+  c.device_ = device;
+  std::vector<VkDescriptorSetLayoutBinding> layout_bindings(count);
+  std::uint32_t buffers = 0, images = 0;
+  for (std::uint32_t i = 0; i < count; ++i) {
+    layout_bindings[i].binding = i;
+    layout_bindings[i].descriptorType = bindings[i].type;
+    layout_bindings[i].descriptorCount = 1;
+    layout_bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+    (bindings[i].type == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE ? images : buffers) += 1;
+  }
+  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_info.bindingCount = count;
+  set_info.pBindings = layout_bindings.data();
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  Status s = vk_status(vkCreateDescriptorSetLayout(device, &set_info, nullptr, &set_layout),
+                       "vkCreateDescriptorSetLayout");
+  if (!s.ok()) return s;
+  c.set_layout_ = DescriptorSetLayout(device, set_layout);
+  s = create_pipeline_layout(device, set_layout, push_constant_bytes, &c.pipeline_layout_);
+  if (!s.ok()) return s;
+
+  VkDescriptorPoolSize sizes[2];
+  std::uint32_t num_sizes = 0;
+  if (buffers) sizes[num_sizes++] = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, buffers};
+  if (images) sizes[num_sizes++] = {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, images};
+  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool_info.maxSets = 1;
+  pool_info.poolSizeCount = num_sizes;
+  pool_info.pPoolSizes = sizes;
+  VkDescriptorPool pool = VK_NULL_HANDLE;
+  s = vk_status(vkCreateDescriptorPool(device, &pool_info, nullptr, &pool), "vkCreateDescriptorPool");
+  if (!s.ok()) return s;
+  c.pool_ = DescriptorPool(device, pool);
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = pool;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = c.set_layout_.ptr();
+  s = vk_status(vkAllocateDescriptorSets(device, &alloc, &c.set_), "vkAllocateDescriptorSets");
+  if (!s.ok()) return s;
+
+  std::vector<VkDescriptorImageInfo> image_infos(count);
+  std::vector<VkWriteDescriptorSet> writes(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    VkWriteDescriptorSet& w = writes[i];
+    w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    w.dstSet = c.set_;
+    w.dstBinding = i;
+    w.descriptorCount = 1;
+    w.descriptorType = bindings[i].type;
+    if (bindings[i].type == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE) {
+      image_infos[i] = {VK_NULL_HANDLE, bindings[i].image, VK_IMAGE_LAYOUT_GENERAL};
+      w.pImageInfo = &image_infos[i];
+    } else {
+      w.pBufferInfo = &bindings[i].buffer;
+    }
+  }
+  vkUpdateDescriptorSets(device, count, writes.data(), 0, nullptr);
+  *out = std::move(c);
+  return Status();
+}
+
+Status ComputeSet::create_pipeline(const std::uint32_t* code, std::size_t words, Pipeline* out) const noexcept {
+  return create_compute_pipeline(device_, pipeline_layout_, code, words, out);
+}
+
+void ComputeSet::bind(VkCommandBuffer cmd, VkPipeline pipeline, const void* push,
+                      std::uint32_t push_bytes) const noexcept {
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_layout_, 0, 1, &set_, 0, nullptr);
+  if (push_bytes) vkCmdPushConstants(cmd, pipeline_layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes, push);
 }
 
 Status begin_one_time(VkCommandBuffer cmd) noexcept {

@@ -1,5 +1,6 @@
 // tilesort::vkbase: buffers and images with their own memory, semaphores,
-// compute pipelines, and the barriers every command recorder here uses.
+// compute pipelines and the descriptor set they share, and the barriers every
+// command recorder here uses.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -82,6 +83,45 @@ Status create_compute_pipeline(VkDevice device, VkPipelineLayout layout, const s
 /// A pipeline layout with one set layout and one compute push-constant range at offset 0.
 Status create_pipeline_layout(VkDevice device, VkDescriptorSetLayout set_layout, std::uint32_t push_constant_bytes,
                               PipelineLayout* out) noexcept;
+
+/// One binding of a ComputeSet: a storage buffer (range of it) or a storage image (VK_IMAGE_LAYOUT_GENERAL).
+struct SetBinding {
+  VkDescriptorType type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  VkDescriptorBufferInfo buffer{};
+  VkImageView image = VK_NULL_HANDLE;
+  static SetBinding storage_buffer(VkBuffer b, VkDeviceSize offset = 0, VkDeviceSize range = VK_WHOLE_SIZE) noexcept {
+    SetBinding s;
+    s.buffer = {b, offset, range};
+    return s;
+  }
+  static SetBinding storage_image(VkImageView view) noexcept {
+    SetBinding s;
+    s.type = VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+    s.image = view;
+    return s;
+  }
+};
+
+/// What the compute pipelines of one program share: one descriptor set
+/// (set 0, binding i = bindings[i], compute stage), its layout and pool, and
+/// a pipeline layout with one push-constant range at offset 0.
+class ComputeSet {
+ public:
+  ComputeSet() = default;
+  static Status create(VkDevice device, const SetBinding* bindings, std::uint32_t count,
+                       std::uint32_t push_constant_bytes, ComputeSet* out) noexcept;
+  /// A compute pipeline of `words` SPIR-V words with this layout.
+  Status create_pipeline(const std::uint32_t* code, std::size_t words, Pipeline* out) const noexcept;
+  /// Binds `pipeline`, the set and `push_bytes` of push constants.
+  void bind(VkCommandBuffer cmd, VkPipeline pipeline, const void* push, std::uint32_t push_bytes) const noexcept;
+
+ private:
+  VkDevice device_ = VK_NULL_HANDLE;
+  DescriptorSetLayout set_layout_;
+  PipelineLayout pipeline_layout_;
+  DescriptorPool pool_;  // frees set_ with it
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+};
 
 /// Begins `cmd` for one submission.
 Status begin_one_time(VkCommandBuffer cmd) noexcept;
