@@ -111,8 +111,12 @@ std::vector<std::string> method_names() {
 
 std::string suite_help() {
   std::string text;
-  for (const SuiteInfo& suite : all_suites())
+  for (const SuiteInfo& suite : all_suites()) {
     text += "                           " + std::string(suite.name) + ": " + suite.help + "\n";
+    if (suite.options == nullptr) continue;
+    std::stringstream lines(suite.options);  // its own options, indented under it
+    for (std::string line; std::getline(lines, line);) text += "                             " + line + "\n";
+  }
   return text;
 }
 

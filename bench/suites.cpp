@@ -25,8 +25,8 @@ bool write_one(const std::string& path, const std::string& text) {
 
 const std::vector<SuiteInfo>& all_suites() { return registry(); }
 
-SuiteRegistrar::SuiteRegistrar(const char* name, const char* help, SuiteFunction run) {
-  registry().push_back({name, help, run});
+SuiteRegistrar::SuiteRegistrar(const char* name, const char* help, SuiteFunction run, const char* options) {
+  registry().push_back({name, help, run, options});
 }
 
 bool write_reports(const std::string& prefix, const std::vector<std::pair<std::string, std::string>>& files) {

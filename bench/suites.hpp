@@ -35,14 +35,15 @@ using SuiteFunction = int (*)(const SuiteOptions&);
 
 struct SuiteInfo {
   const char* name;
-  const char* help;  // one line for --help
+  const char* help;     // one line for --help
   SuiteFunction run;
+  const char* options;  // the suite's own options for --help, one per line (null: none)
 };
 
 const std::vector<SuiteInfo>& all_suites();
 
 struct SuiteRegistrar {
-  SuiteRegistrar(const char* name, const char* help, SuiteFunction run);
+  SuiteRegistrar(const char* name, const char* help, SuiteFunction run, const char* options = nullptr);
 };
 
 /// Writes PREFIX + suffix for every (suffix, text), creating PREFIX's folder;
@@ -56,7 +57,7 @@ bool write_suite_reports(const std::string& prefix, const std::string& markdown,
 
 #define TILESORT_BENCH_SUITE_CONCAT2(a, b) a##b
 #define TILESORT_BENCH_SUITE_CONCAT(a, b) TILESORT_BENCH_SUITE_CONCAT2(a, b)
-/// TILESORT_BENCH_SUITE("binning", "bin and bin-and-sort vs the 3DGS pipeline", run_binning);
-#define TILESORT_BENCH_SUITE(name, help, function)                                                     \
+/// TILESORT_BENCH_SUITE("binning", "bin and bin-and-sort vs the 3DGS pipeline", run_binning[, options_help]);
+#define TILESORT_BENCH_SUITE(name, help, ...)                                                          \
   static const ::bench::SuiteRegistrar TILESORT_BENCH_SUITE_CONCAT(tilesort_bench_suite_, __LINE__)( \
-      name, help, function)
+      name, help, __VA_ARGS__)

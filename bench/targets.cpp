@@ -217,7 +217,7 @@ const char* to_string(Verdict verdict) {
   return "?";
 }
 
-std::string render_targets_markdown(const std::vector<TargetLine>& lines) {
+std::string render_targets_markdown(const std::vector<TargetLine>& lines, const std::string& heading) {
   if (lines.empty()) return {};
   std::size_t pass = 0, fail = 0;
   for (const TargetLine& l : lines) {
@@ -225,7 +225,7 @@ std::string render_targets_markdown(const std::vector<TargetLine>& lines) {
     fail += l.verdict == Verdict::fail;
   }
   std::ostringstream md;
-  md << "## Targets (issue 13)\n\n";
+  md << "## " << heading << "\n\n";
   md << pass << " of " << lines.size() << " pass, " << fail << " fail"
      << (pass + fail < lines.size() ? ", " + std::to_string(lines.size() - pass - fail) + " not measured" : "")
      << ".\n\n";

@@ -41,8 +41,9 @@ struct TargetLine {
 /// Every target the rows (after compute_derived) can speak to.
 std::vector<TargetLine> evaluate_targets(const std::vector<Row>& rows);
 
-/// "## Targets (issue 13)" with one table line per target, and a count.
-std::string render_targets_markdown(const std::vector<TargetLine>& lines);
+/// "## HEADING" with one table line per target, and a count.
+std::string render_targets_markdown(const std::vector<TargetLine>& lines,
+                                    const std::string& heading = "Targets (issue 13)");
 /// A JSON array of {"target", "measured", "verdict"}.
 std::string render_targets_json(const std::vector<TargetLine>& lines);
 

@@ -61,15 +61,6 @@ constexpr std::uint64_t kTilesSeed = 0x7469'6c65'7331'36ull;     // "tiles16"
 // line up with ANCHORS' table.
 constexpr std::uint64_t kPowerlawSeed = 74;
 
-constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ull;
-
-/// SplitMix64's output function: a bijective 64-bit mix.
-constexpr std::uint64_t mix64(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 class SplitMix64 {
  public:
   explicit SplitMix64(std::uint64_t seed) : state_(seed) {}

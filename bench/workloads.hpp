@@ -20,6 +20,16 @@ namespace bench {
 /// Seed of the key hash for the built-in workloads (ANCHORS.md's keys).
 inline constexpr std::uint64_t kDefaultKeySeed = 0x6b65'7973'2121ull;  // "keys!!"
 
+inline constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ull;
+
+/// SplitMix64's output function: a bijective 64-bit mix (the generators'
+/// hash; SplitMix64 itself is mix64(state += kGolden)).
+constexpr std::uint64_t mix64(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 struct Workload {
   std::string name;                     // e.g. "fixed-1024", "tiles16-4M", "powerlaw", "uniform:0:4096"
   std::vector<std::uint32_t> offsets;   // CSR: segments + 1 entries, offsets[0] = 0

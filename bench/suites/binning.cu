@@ -3,164 +3,135 @@
 //
 //   copy         cudaMemcpyAsync of the record bytes (tile id, key, value:
 //                12 bytes a record), the floor every figure is divided by;
+//                always runs;
 //   tilesort     tilesort::bin_and_sort;
-//   3dgs         the 3D Gaussian Splatting pipeline: 64-bit (tile << 32 |
-//                depth) keys, cub::DeviceRadixSort::SortPairs with end_bit
-//                = 32 + bits of the tile count, then the tile-range kernel
-//                (ranges memset first, as 3DGS does). The record count is
-//                taken from the host: the device-to-host copy 3DGS needs is
-//                NOT timed, which favours 3DGS;
+//   3dgs         the 3D Gaussian Splatting pipeline (baselines/
+//                gs3d_pipeline.hpp): 64-bit (tile << b | depth) keys, b = the
+//                depth bits, cub::DeviceRadixSort::SortPairs over b + bits of
+//                the tile count, then the tile-range kernel (ranges memset
+//                first, as 3DGS does). The record count is taken from the
+//                host: the device-to-host copy 3DGS needs is NOT timed, which
+//                favours 3DGS;
+//   3dgs-packed  the same with 32-bit keys where b + tile bits fit 32 (16-bit
+//                depths, at most 65,536 tiles): a careful user's packing;
 //   bin          tilesort::bin alone (same copy floor);
 //   gather64     tilesort::gather of 64-byte records through a bin_index
-//                permutation (floor: a copy of the 64-byte records).
-// Each case also runs with depths quantised to 16 bits: tilesort sorts bits
-// [0, 16), 3DGS packs (tile << 16 | depth16) and sorts 16 + tile bits.
+//                permutation (floor: a copy of the 64-byte records; 32-bit
+//                rows only).
+// Each case runs with 32-bit depths and with depths quantised to 16 bits
+// (tilesort sorts bits [0, 16)); --depth-bits picks others.
 //
-// Both pipelines are stable, so their outputs must equal the CPU reference
-// exactly (keys, values and ranges); a case that fails is reported FAILED
-// and not timed.
+// Every method is stable, so its output must equal the CPU reference
+// (binning_cases.hpp) exactly: keys, values and ranges (bin_index: the
+// permutation). A method that fails is reported FAILED and not timed. The
+// cases, the reference, the targets of issue 14 and the reports are host
+// code in the bench core (binning_cases.*, binning_report.*).
 //
-// Options: --cases a,b,...  (default: every case)
+// The timed bin_and_sort calls, and only they, run between
+// cudaProfilerStart and cudaProfilerStop, so a profiler that starts with
+// profiling off (ncu --profile-from-start off) sees exactly --reps calls:
+// scripts/device_binning_profile.sh.
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <array>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
-#include <numeric>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "binning_cases.hpp"
+#include "binning_report.hpp"
 #include "cuda_check.hpp"
+#include "gs3d_pipeline.hpp"
 #include "stats.hpp"
 #include "suites.hpp"
 #include "timing.hpp"
-#include "workloads.hpp"
-#include "gs3d_pipeline.hpp"
 #include "tilesort/binning.hpp"
-#include "tilesort/emit.cuh"
 
 namespace bench {
 namespace {
 
-struct Records {
-  std::string name;
-  std::string note;
-  std::uint32_t num_tiles = 0;
-  std::vector<std::uint32_t> tiles, keys, values;  // emission order (shuffled)
+namespace tb = tilesort::baselines;
+
+constexpr int kExitUsage = 64;
+
+enum class Method { tilesort, gs3d, gs3d_packed, bin, gather64 };
+struct MethodName {
+  Method method;
+  const char* name;
+};
+constexpr MethodName kMethods[] = {{Method::tilesort, "tilesort"},
+                                   {Method::gs3d, "3dgs"},
+                                   {Method::gs3d_packed, "3dgs-packed"},
+                                   {Method::bin, "bin"},
+                                   {Method::gather64, "gather64"}};
+
+constexpr const char* kOptionsHelp =
+    "--cases LIST         default: tiles16-1M,tiles16-4M,tiles8-4M,tiles32-4M,4k-tiles16,4k-tiles8;\n"
+    "                     also tiles8-1M, 4k-tiles16-4M, 4k-tiles8-4M; 'all' = every one\n"
+    "--methods LIST       of tilesort,3dgs,3dgs-packed,bin,gather64 (default all; the copy always runs),\n"
+    "                     e.g. --methods tilesort --reps 1 --warmup 0 for a profiler\n"
+    "--depth-bits LIST    depth key widths, each 1..32 (default 32,16)";
+
+struct Selection {
+  std::vector<std::string> cases = default_binning_cases();
+  std::vector<int> depth_bits = {32, 16};
+  std::vector<Method> methods = {Method::tilesort, Method::gs3d, Method::gs3d_packed, Method::bin, Method::gather64};
+
+  bool has(Method m) const { return std::find(methods.begin(), methods.end(), m) != methods.end(); }
 };
 
-std::uint64_t mix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> items;
+  std::stringstream ss(list);
+  for (std::string item; std::getline(ss, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  return items;
 }
 
-/// Emission order is random: a renderer's atomics give no order.
-void shuffle_records(Records& r, std::uint64_t seed) {
-  for (std::size_t i = r.tiles.size(); i > 1; --i) {
-    const std::size_t j = std::size_t(mix(seed + i) % i);
-    std::swap(r.tiles[i - 1], r.tiles[j]);
-    std::swap(r.keys[i - 1], r.keys[j]);
-    std::swap(r.values[i - 1], r.values[j]);
-  }
-}
-
-/// tiles16-*: the workloads of ANCHORS.md, one record per (particle, tile);
-/// the depth is the particle's f32 key, the value its index.
-Records records_from_workload(const std::string& name) {
-  const Workload w = make_workload(name);
-  Records r;
-  r.name = name;
-  r.note = w.note;
-  r.num_tiles = w.segments();
-  const std::uint32_t n = w.items();
-  std::vector<float> depth(n);
-  generate_keys(w, KeyKind::f32, depth.data());
-  r.tiles.resize(n);
-  r.keys.resize(n);
-  r.values.resize(n);
-  for (std::uint32_t s = 0; s < w.segments(); ++s)
-    for (std::uint32_t i = w.offsets[s]; i < w.offsets[s + 1]; ++i) {
-      r.tiles[i] = s;
-      r.keys[i] = tilesort::depth_key(depth[i]);
-      r.values[i] = w.key_ids[i];
-    }
-  shuffle_records(r, 0x62696e73ull);
-  return r;
-}
-
-/// Other tile sizes: the same scene recipe as tiles16-* (ANCHORS.md: four
-/// Gaussian clusters on 1920x1080, log-normal radii capped at 200 px, every
-/// tile a particle's square footprint touches), with `tile_pixels` tiles.
-Records records_for_tile_size(const std::string& name, int tile_pixels, std::uint32_t particles) {
-  struct Cluster {
-    double x, y, sigma;
+/// Parses the suite's own options; false (after a message) on a bad one.
+bool parse_selection(const std::vector<std::string>& args, Selection* sel) {
+  auto fail = [](const std::string& why) {
+    std::fprintf(stderr, "binning: %s\nbinning options:\n%s\n", why.c_str(), kOptionsHelp);
+    return false;
   };
-  const std::array<Cluster, 4> clusters = {{{960, 540, 300}, {500, 300, 120}, {1400, 700, 200}, {900, 900, 80}}};
-  const double width = 1920, height = 1080;
-  const std::uint32_t tiles_x = std::uint32_t((1920 + tile_pixels - 1) / tile_pixels);
-  const std::uint32_t tiles_y = std::uint32_t((1080 + tile_pixels - 1) / tile_pixels);
-  Records r;
-  r.name = name;
-  r.num_tiles = tiles_x * tiles_y;
-  std::uint64_t state = 0x74696c6573ull ^ (std::uint64_t(tile_pixels) << 40) ^ particles;
-  auto uniform = [&] { return (double((mix(state++) >> 11)) + 0.5) / 9007199254740992.0; };
-  auto normal = [&] { return std::sqrt(-2.0 * std::log(uniform())) * std::cos(6.283185307179586 * uniform()); };
-  for (std::uint32_t p = 0; p < particles; ++p) {
-    const Cluster& c = clusters[mix(state++) % 4];
-    const double x = c.x + c.sigma * normal(), y = c.y + c.sigma * normal();
-    const double radius = std::min(std::exp(1.5 + 0.9 * normal()), 200.0);
-    const float depth = float(1.0 + 99.0 * uniform());
-    const double left = std::max(x - radius, 0.0), right = std::min(x + radius, width);
-    const double top = std::max(y - radius, 0.0), bottom = std::min(y + radius, height);
-    if (left >= width || right < 0 || top >= height || bottom < 0 || left > right || top > bottom) continue;
-    auto tile = [&](double px, std::uint32_t count) {
-      return std::min<std::uint32_t>(std::uint32_t(px / tile_pixels), count - 1);
-    };
-    for (std::uint32_t ty = tile(top, tiles_y); ty <= tile(bottom, tiles_y); ++ty)
-      for (std::uint32_t tx = tile(left, tiles_x); tx <= tile(right, tiles_x); ++tx) {
-        r.tiles.push_back(ty * tiles_x + tx);
-        r.keys.push_back(tilesort::depth_key(depth));
-        r.values.push_back(p);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    if (flag != "--cases" && flag != "--methods" && flag != "--depth-bits") return fail("unknown option " + flag);
+    if (i + 1 >= args.size()) return fail(flag + " needs a value");
+    const std::string value = args[++i];
+    const std::vector<std::string> items = split_list(value);
+    if (items.empty()) return fail(flag + " needs a non-empty list");
+    if (flag == "--cases") {
+      sel->cases = value == "all" ? all_binning_cases() : items;
+      for (const std::string& c : sel->cases)
+        if (std::find(all_binning_cases().begin(), all_binning_cases().end(), c) == all_binning_cases().end())
+          return fail("unknown case " + c);
+    } else if (flag == "--methods") {
+      if (value == "all") continue;
+      sel->methods.clear();
+      for (const std::string& m : items) {
+        const MethodName* found = nullptr;
+        for (const MethodName& k : kMethods)
+          if (m == k.name) found = &k;
+        if (found == nullptr) return fail("unknown method " + m);
+        if (!sel->has(found->method)) sel->methods.push_back(found->method);
       }
+    } else {
+      sel->depth_bits.clear();
+      for (const std::string& b : items) {
+        char* end = nullptr;
+        const long bits = std::strtol(b.c_str(), &end, 10);
+        if (end == b.c_str() || *end != '\0' || bits < 1 || bits > 32) return fail("--depth-bits takes 1..32, got " + b);
+        sel->depth_bits.push_back(int(bits));
+      }
+    }
   }
-  char note[160];
-  std::snprintf(note, sizeof note, "%u particles, %zu records, %ux%u px tiles (%u tiles)", particles,
-                r.tiles.size(), tile_pixels, tile_pixels, r.num_tiles);
-  r.note = note;
-  shuffle_records(r, 0x62696e73ull + std::uint64_t(tile_pixels));
-  return r;
-}
-
-/// What every pipeline must produce: the stable (tile, key-field) order.
-struct Expected {
-  std::vector<std::uint32_t> keys, values, offsets;
-};
-
-Expected reference(const Records& r, int key_bits) {
-  const std::size_t n = r.tiles.size();
-  Expected e;
-  e.offsets.assign(r.num_tiles + 1, 0);
-  for (std::uint32_t t : r.tiles) ++e.offsets[t + 1];
-  for (std::uint32_t t = 0; t < r.num_tiles; ++t) e.offsets[t + 1] += e.offsets[t];
-  std::vector<std::uint32_t> perm(n), cursor(e.offsets.begin(), e.offsets.end() - 1);
-  for (std::size_t i = 0; i < n; ++i) perm[cursor[r.tiles[i]]++] = std::uint32_t(i);
-  const std::uint32_t mask = key_bits >= 32 ? 0xFFFFFFFFu : (1u << key_bits) - 1u;
-  for (std::uint32_t t = 0; t < r.num_tiles; ++t)
-    std::stable_sort(perm.begin() + e.offsets[t], perm.begin() + e.offsets[t + 1],
-                     [&](std::uint32_t a, std::uint32_t b) { return (r.keys[a] & mask) < (r.keys[b] & mask); });
-  e.keys.resize(n);
-  e.values.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    e.keys[i] = r.keys[perm[i]];
-    e.values[i] = r.values[perm[i]];
-  }
-  return e;
+  return true;
 }
 
 void check_ts(const tilesort::Status& s, const char* what) {
@@ -170,15 +141,20 @@ void check_ts(const tilesort::Status& s, const char* what) {
 }
 #define BENCH_TS_CHECK(expr) check_ts((expr), #expr)
 
-struct Timing {
-  double ms = 0;
-  bool ok = false;
-  std::string why;
-};
+/// A profiler range around the timed calls: without a profiler attached
+/// these calls do nothing, and whatever they return is not the bench's
+/// business (so it is cleared rather than reported).
+void profiler_range(bool start) {
+  if ((start ? cudaProfilerStart() : cudaProfilerStop()) != cudaSuccess) (void)cudaGetLastError();
+}
 
-Timing time_it(const SuiteOptions& o, cudaStream_t stream, const std::function<void()>& run) {
+/// Median of o.reps timed runs after o.warmup untimed ones; with `profiled`
+/// the timed runs sit inside the profiler range.
+double time_it(const SuiteOptions& o, cudaStream_t stream, const std::function<void()>& run, bool profiled = false) {
   EventTimer timer;
   for (int i = 0; i < o.warmup; ++i) run();
+  BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (profiled) profiler_range(true);
   std::vector<float> samples;
   for (int i = 0; i < o.reps; ++i) {
     timer.start(stream);
@@ -186,10 +162,8 @@ Timing time_it(const SuiteOptions& o, cudaStream_t stream, const std::function<v
     timer.stop(stream);
     samples.push_back(timer.elapsed_ms());
   }
-  Timing t;
-  t.ms = summarize(samples).median;
-  t.ok = true;
-  return t;
+  if (profiled) profiler_range(false);
+  return summarize(samples).median;
 }
 
 template <class T>
@@ -201,6 +175,7 @@ std::vector<T> fetch(const T* d, std::size_t n) {
 
 std::string first_difference(const char* what, const std::vector<std::uint32_t>& got,
                              const std::vector<std::uint32_t>& want) {
+  if (got.size() != want.size()) return std::string(what) + ": wrong length";
   for (std::size_t i = 0; i < want.size(); ++i)
     if (got[i] != want[i]) {
       std::ostringstream os;
@@ -210,31 +185,54 @@ std::string first_difference(const char* what, const std::vector<std::uint32_t>&
   return "";
 }
 
-struct Row {
-  std::string name, note;
-  std::size_t records = 0;
-  std::uint32_t tiles = 0;
-  int key_bits = 32;
-  double copy_ms = 0, gather_copy_ms = 0;
-  Timing tilesort, gs, bin, gather;
-};
+// ---- gather64's records: filled and checked on the device --------------------
+// 2^30 words for 4k-tiles8: a host round trip of them would dominate the case.
 
-Row run_case(const SuiteOptions& o, const Records& base, int key_bits, cudaStream_t stream) {
-  Records r = base;
-  if (key_bits < 32)
-    for (auto& k : r.keys) k = tilesort::quantize_key(k, key_bits);
-  Row row;
-  row.name = r.name + (key_bits < 32 ? " (depth16)" : "");
+constexpr std::size_t kRecordBytes = 64;
+constexpr std::size_t kRecordWords = kRecordBytes / 4;
+
+/// Record i holds i in every word, so each gathered word names its source.
+__global__ void fill_record_ids(std::uint32_t* words, std::size_t count) {
+  for (std::size_t w = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; w < count;
+       w += std::size_t(gridDim.x) * blockDim.x)
+    words[w] = std::uint32_t(w / kRecordWords);
+}
+
+/// *first_bad = the lowest word w with out[w] != permutation[w / 16] (left
+/// at its initial all-ones when every word is right).
+__global__ void check_gathered(const std::uint32_t* out, const std::uint32_t* permutation, std::size_t count,
+                               unsigned long long* first_bad) {
+  for (std::size_t w = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; w < count;
+       w += std::size_t(gridDim.x) * blockDim.x)
+    if (out[w] != permutation[w / kRecordWords]) atomicMin(first_bad, static_cast<unsigned long long>(w));
+}
+
+constexpr unsigned kStrideThreads = 256, kStrideBlocks = 132 * 8;
+
+// ---- one row: a case at one depth width --------------------------------------
+
+BinRow run_row(const SuiteOptions& o, const Selection& sel, const BinRecords& base, const BinSplit& split,
+               int key_bits, cudaStream_t stream) {
+  BinRecords quantised_copy;
+  if (key_bits < 32) quantised_copy = quantized(base, key_bits);
+  const BinRecords& r = key_bits < 32 ? quantised_copy : base;
+  const std::uint32_t n = std::uint32_t(r.size());
+  const std::uint32_t tiles = r.num_tiles;
+
+  BinRow row;
+  row.case_name = r.name;
+  row.label = r.name + (key_bits < 32 ? " (depth" + std::to_string(key_bits) + ")" : "");
   row.note = r.note;
-  row.records = r.tiles.size();
-  row.tiles = r.num_tiles;
+  row.records = n;
+  row.tiles = tiles;
   row.key_bits = key_bits;
-  const std::uint32_t n = std::uint32_t(r.tiles.size());
-  const Expected want = reference(r, key_bits);
+
+  const bool sorted_methods = sel.has(Method::tilesort) || sel.has(Method::gs3d) || sel.has(Method::gs3d_packed);
+  const BinExpected want = sorted_methods ? sorted_reference(r, split, key_bits) : BinExpected{};
 
   // Inputs as one SoA allocation (tile ids | keys | values), so the copy
   // floor is one cudaMemcpyAsync of exactly the record bytes.
-  DeviceBuffer records(std::size_t(n) * 12), copy_dst(std::size_t(n) * 12), count(4);
+  DeviceBuffer records(std::size_t(n) * 12 + 4), copy_dst(std::size_t(n) * 12 + 4), count(4);
   auto* d_tiles = records.as<std::uint32_t>();
   auto* d_keys = d_tiles + n;
   auto* d_values = d_keys + n;
@@ -242,248 +240,204 @@ Row run_case(const SuiteOptions& o, const Records& base, int key_bits, cudaStrea
   BENCH_CUDA_CHECK(cudaMemcpy(d_keys, r.keys.data(), std::size_t(n) * 4, cudaMemcpyHostToDevice));
   BENCH_CUDA_CHECK(cudaMemcpy(d_values, r.values.data(), std::size_t(n) * 4, cudaMemcpyHostToDevice));
   BENCH_CUDA_CHECK(cudaMemcpy(count.get(), &n, 4, cudaMemcpyHostToDevice));
-  DeviceBuffer out_keys(std::size_t(n) * 4 + 4), out_values(std::size_t(n) * 4 + 4),
-      out_offsets((std::size_t(r.num_tiles) + 1) * 4);
 
   row.copy_ms = time_it(o, stream, [&] {
-    BENCH_CUDA_CHECK(cudaMemcpyAsync(copy_dst.get(), records.get(), std::size_t(n) * 12, cudaMemcpyDeviceToDevice, stream));
-  }).ms;
+    BENCH_CUDA_CHECK(cudaMemcpyAsync(copy_dst.get(), records.get(), std::size_t(n) * 12, cudaMemcpyDeviceToDevice,
+                                     stream));
+  });
+  copy_dst = DeviceBuffer();
 
-  // ---- tilesort bin_and_sort ----
-  tilesort::BinPlan plan;
-  plan.max_records = std::max<std::uint32_t>(n, 1);
-  plan.max_tiles = r.num_tiles;
-  plan.value_type = tilesort::ValueType::b32;
-  std::size_t ws_bytes = 0;
-  tilesort::Status st = tilesort::bin_and_sort_workspace_size(plan, &ws_bytes);
-  if (!st.ok()) {
-    row.tilesort.why = st.what();
-    return row;
-  }
-  DeviceBuffer ws(ws_bytes);
-  tilesort::BinArgs args;
-  args.tile_ids = d_tiles;
-  args.keys = d_keys;
-  args.values = d_values;
-  args.d_num_records = count.as<std::uint32_t>();
-  args.num_tiles = r.num_tiles;
-  args.out_keys = out_keys.as<std::uint32_t>();
-  args.out_values = out_values.get();
-  args.out_offsets = out_offsets.as<std::uint32_t>();
-  args.end_bit = key_bits;
-  auto run_tilesort = [&] {
-    const tilesort::Status s = tilesort::bin_and_sort(ws.get(), ws_bytes, plan, args, stream);
-    if (!s.ok()) {
-      std::fprintf(stderr, "binning: bin_and_sort: %s\n", s.what());
-      std::exit(kExitCudaError);
-    }
-  };
-  run_tilesort();
-  st = tilesort::read_bin_and_sort_status(ws.get(), plan, stream);
-  std::string why = st.ok() ? "" : st.what();
-  if (why.empty()) why = first_difference("offsets", fetch(out_offsets.as<std::uint32_t>(), r.num_tiles + 1), want.offsets);
-  if (why.empty()) why = first_difference("keys", fetch(out_keys.as<std::uint32_t>(), n), want.keys);
-  if (why.empty()) why = first_difference("values", fetch(out_values.as<std::uint32_t>(), n), want.values);
-  if (why.empty()) row.tilesort = time_it(o, stream, run_tilesort);
-  else row.tilesort.why = why;
+  // ---- tilesort: bin_and_sort, bin, bin_index + gather share one workspace ----
+  if (sel.has(Method::tilesort) || sel.has(Method::bin) || (sel.has(Method::gather64) && key_bits == 32)) {
+    tilesort::BinPlan plan;
+    plan.max_records = std::max<std::uint32_t>(n, 1);
+    plan.max_tiles = tiles;
+    plan.value_type = tilesort::ValueType::b32;
+    std::size_t ws_bytes = 0;
+    BENCH_TS_CHECK(tilesort::bin_and_sort_workspace_size(plan, &ws_bytes));
+    DeviceBuffer ws(ws_bytes), out_keys(std::size_t(n) * 4 + 4), out_values(std::size_t(n) * 4 + 4),
+        out_offsets((std::size_t(tiles) + 1) * 4);
+    tilesort::BinArgs args;
+    args.tile_ids = d_tiles;
+    args.keys = d_keys;
+    args.values = d_values;
+    args.d_num_records = count.as<std::uint32_t>();
+    args.num_tiles = tiles;
+    args.out_keys = out_keys.as<std::uint32_t>();
+    args.out_values = out_values.get();
+    args.out_offsets = out_offsets.as<std::uint32_t>();
+    args.end_bit = key_bits;
 
-  // ---- bin alone ----
-  {
-    auto run_bin = [&] {
-      const tilesort::Status s = tilesort::bin(ws.get(), ws_bytes, plan, args, stream);
-      if (!s.ok()) std::exit(kExitCudaError);
-    };
-    BENCH_CUDA_CHECK(cudaMemsetAsync(out_keys.get(), 0, out_keys.bytes(), stream));
-    run_bin();
-    st = tilesort::read_bin_status(ws.get(), stream);
-    // Reference for bin alone: the stable split without sorting.
-    Expected split = reference(Records{r.name, "", r.num_tiles, r.tiles, std::vector<std::uint32_t>(n, 0u), r.values}, 32);
-    std::string bwhy = st.ok() ? "" : st.what();
-    if (bwhy.empty()) {
-      // The keys under the split permutation: values are particle ids, not
-      // unique, so compare keys through an index run instead.
-      std::vector<std::uint32_t> got_keys = fetch(out_keys.as<std::uint32_t>(), n);
-      std::vector<std::uint32_t> offsets(r.num_tiles + 1, 0), perm(n);
-      for (std::uint32_t t : r.tiles) ++offsets[t + 1];
-      for (std::uint32_t t = 0; t < r.num_tiles; ++t) offsets[t + 1] += offsets[t];
-      for (std::uint32_t i = 0; i < n; ++i) perm[offsets[r.tiles[i]]++] = i;
-      std::vector<std::uint32_t> want_keys(n);
-      for (std::uint32_t i = 0; i < n; ++i) want_keys[i] = r.keys[perm[i]];
-      bwhy = first_difference("bin keys", got_keys, want_keys);
-      if (bwhy.empty()) bwhy = first_difference("bin values", fetch(out_values.as<std::uint32_t>(), n), split.values);
+    if (sel.has(Method::tilesort)) {
+      auto run = [&] { BENCH_TS_CHECK(tilesort::bin_and_sort(ws.get(), ws_bytes, plan, args, stream)); };
+      run();
+      const tilesort::Status st = tilesort::read_bin_and_sort_status(ws.get(), plan, stream);
+      std::string why = st.ok() ? "" : st.what();
+      if (why.empty()) why = first_difference("offsets", fetch(out_offsets.as<std::uint32_t>(), tiles + 1), want.offsets);
+      if (why.empty()) why = first_difference("keys", fetch(out_keys.as<std::uint32_t>(), n), want.keys);
+      if (why.empty()) why = first_difference("values", fetch(out_values.as<std::uint32_t>(), n), want.values);
+      row.tilesort = why.empty() ? BinResult::measured(time_it(o, stream, run, /*profiled=*/true))
+                                 : BinResult::failure(why);
     }
-    if (bwhy.empty()) row.bin = time_it(o, stream, run_bin);
-    else row.bin.why = bwhy;
-  }
 
-  // ---- gather of 64-byte records through bin_index's permutation ----
-  if (key_bits == 32) {
-    constexpr std::size_t kRecordBytes = 64;
-    DeviceBuffer big(std::size_t(n) * kRecordBytes + 16), big_out(std::size_t(n) * kRecordBytes + 16),
-        permutation(std::size_t(n) * 4 + 4);
-    // Record i holds i in every word, so the output proves the gather.
-    std::vector<std::uint32_t> host_big(std::size_t(n) * 16);
-    for (std::uint32_t i = 0; i < n; ++i) std::fill_n(host_big.begin() + std::size_t(i) * 16, 16, i);
-    BENCH_CUDA_CHECK(cudaMemcpy(big.get(), host_big.data(), host_big.size() * 4, cudaMemcpyHostToDevice));
-    tilesort::BinIndexArgs ia;
-    ia.tile_ids = d_tiles;
-    ia.d_num_records = count.as<std::uint32_t>();
-    ia.num_tiles = r.num_tiles;
-    ia.out_permutation = permutation.as<std::uint32_t>();
-    ia.out_offsets = out_offsets.as<std::uint32_t>();
-    st = tilesort::bin_index(ws.get(), ws_bytes, plan, ia, stream);
-    tilesort::GatherArgs g;
-    g.records = big.get();
-    g.out_records = big_out.get();
-    g.record_bytes = kRecordBytes;
-    g.permutation = permutation.as<std::uint32_t>();
-    g.d_num_records = count.as<std::uint32_t>();
-    auto run_gather = [&] {
-      if (!tilesort::gather(ws.get(), ws_bytes, plan, g, stream).ok()) std::exit(kExitCudaError);
-    };
-    if (st.ok()) run_gather();
-    if (st.ok()) st = tilesort::read_bin_status(ws.get(), stream);
-    std::string gwhy = st.ok() ? "" : st.what();
-    if (gwhy.empty()) {
-      const std::vector<std::uint32_t> perm = fetch(permutation.as<std::uint32_t>(), n);
-      const std::vector<std::uint32_t> got = fetch(big_out.as<std::uint32_t>(), std::size_t(n) * 16);
-      for (std::size_t w = 0; w < got.size() && gwhy.empty(); ++w)
-        if (got[w] != perm[w / 16]) gwhy = "gathered word " + std::to_string(w) + " is wrong";
+    if (sel.has(Method::bin)) {
+      auto run = [&] { BENCH_TS_CHECK(tilesort::bin(ws.get(), ws_bytes, plan, args, stream)); };
+      BENCH_CUDA_CHECK(cudaMemsetAsync(out_keys.get(), 0, out_keys.bytes(), stream));
+      run();
+      const tilesort::Status st = tilesort::read_bin_status(ws.get(), stream);
+      std::string why = st.ok() ? "" : st.what();
+      if (why.empty()) why = first_difference("bin offsets", fetch(out_offsets.as<std::uint32_t>(), tiles + 1), split.offsets);
+      if (why.empty()) {
+        // The stable split: record split.permutation[i] lands at i.
+        std::vector<std::uint32_t> want_keys(n), want_values(n);
+        for (std::uint32_t i = 0; i < n; ++i) {
+          want_keys[i] = r.keys[split.permutation[i]];
+          want_values[i] = r.values[split.permutation[i]];
+        }
+        why = first_difference("bin keys", fetch(out_keys.as<std::uint32_t>(), n), want_keys);
+        if (why.empty()) why = first_difference("bin values", fetch(out_values.as<std::uint32_t>(), n), want_values);
+      }
+      row.bin = why.empty() ? BinResult::measured(time_it(o, stream, run)) : BinResult::failure(why);
     }
-    if (gwhy.empty()) {
-      row.gather_copy_ms = time_it(o, stream, [&] {
-        BENCH_CUDA_CHECK(cudaMemcpyAsync(big_out.get(), big.get(), std::size_t(n) * kRecordBytes,
-                                         cudaMemcpyDeviceToDevice, stream));
-      }).ms;
-      row.gather = time_it(o, stream, run_gather);
-    } else {
-      row.gather.why = gwhy;
-    }
-  }
 
-  // ---- 3DGS (baselines/gs3d_pipeline.hpp) ----
-  {
-    namespace tb = tilesort::baselines;
-    tb::Gs3dPipeline gs;
-    BENCH_TS_CHECK(tb::Gs3dPipeline::create({std::max<std::uint32_t>(n, 1), r.num_tiles}, &gs));
-    DeviceBuffer values_out(std::size_t(n) * 4 + 4), ranges(std::size_t(r.num_tiles) * sizeof(uint2));
-    tb::Gs3dArgs ga;
-    ga.tile_ids = d_tiles;
-    ga.keys = d_keys;
-    ga.values = d_values;
-    ga.num_records = n;
-    ga.num_tiles = r.num_tiles;
-    ga.depth_bits = key_bits;  // 32: (tile << 32) | depth; 16: (tile << 16) | depth16
-    ga.out_values = values_out.as<std::uint32_t>();
-    ga.layout = tb::Gs3dRanges::ranges;
-    ga.out_ranges = ranges.get();
-    auto run_3dgs = [&] { BENCH_TS_CHECK(gs.run(ga, stream)); };
-    run_3dgs();
-    DeviceBuffer low(std::size_t(n) * 4 + 4);
-    BENCH_TS_CHECK(gs.sorted_depth_keys(low.as<std::uint32_t>(), n, stream));
-    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-    std::vector<std::uint32_t> low_keys = fetch(low.as<std::uint32_t>(), n);
-    std::string gwhy = first_difference("3dgs keys", low_keys, want.keys);
-    if (gwhy.empty()) gwhy = first_difference("3dgs values", fetch(values_out.as<std::uint32_t>(), n), want.values);
-    if (gwhy.empty()) {
-      const std::vector<uint2> got = fetch(ranges.as<uint2>(), r.num_tiles);
-      for (std::uint32_t t = 0; t < r.num_tiles && gwhy.empty(); ++t) {
-        const bool empty = want.offsets[t] == want.offsets[t + 1];
-        const std::uint32_t wx = empty ? 0 : want.offsets[t], wy = empty ? 0 : want.offsets[t + 1];
-        if (got[t].x != wx || got[t].y != wy) gwhy = "3dgs range of tile " + std::to_string(t) + " is wrong";
+    if (sel.has(Method::gather64) && key_bits == 32) {
+      const std::size_t words = std::size_t(n) * kRecordWords;
+      DeviceBuffer big(words * 4 + 16), big_out(words * 4 + 16), permutation(std::size_t(n) * 4 + 4),
+          first_bad(sizeof(unsigned long long));
+      fill_record_ids<<<kStrideBlocks, kStrideThreads, 0, stream>>>(big.as<std::uint32_t>(), words);
+      BENCH_CUDA_CHECK(cudaGetLastError());
+      tilesort::BinIndexArgs ia;
+      ia.tile_ids = d_tiles;
+      ia.d_num_records = count.as<std::uint32_t>();
+      ia.num_tiles = tiles;
+      ia.out_permutation = permutation.as<std::uint32_t>();
+      ia.out_offsets = out_offsets.as<std::uint32_t>();
+      BENCH_TS_CHECK(tilesort::bin_index(ws.get(), ws_bytes, plan, ia, stream));
+      tilesort::GatherArgs g;
+      g.records = big.get();
+      g.out_records = big_out.get();
+      g.record_bytes = kRecordBytes;
+      g.permutation = permutation.as<std::uint32_t>();
+      g.d_num_records = count.as<std::uint32_t>();
+      auto run = [&] { BENCH_TS_CHECK(tilesort::gather(ws.get(), ws_bytes, plan, g, stream)); };
+      run();
+      const tilesort::Status st = tilesort::read_bin_status(ws.get(), stream);
+      std::string why = st.ok() ? "" : st.what();
+      if (why.empty())
+        why = first_difference("bin_index permutation", fetch(permutation.as<std::uint32_t>(), n), split.permutation);
+      if (why.empty()) {
+        BENCH_CUDA_CHECK(cudaMemsetAsync(first_bad.get(), 0xFF, first_bad.bytes(), stream));
+        check_gathered<<<kStrideBlocks, kStrideThreads, 0, stream>>>(big_out.as<std::uint32_t>(),
+                                                                     permutation.as<std::uint32_t>(), words,
+                                                                     first_bad.as<unsigned long long>());
+        BENCH_CUDA_CHECK(cudaGetLastError());
+        const unsigned long long bad = fetch(first_bad.as<unsigned long long>(), 1)[0];
+        if (bad != ~0ull) why = "gathered word " + std::to_string(bad) + " is not from its permuted record";
+      }
+      if (why.empty()) {
+        row.gather_copy_ms = time_it(o, stream, [&] {
+          BENCH_CUDA_CHECK(cudaMemcpyAsync(big_out.get(), big.get(), words * 4, cudaMemcpyDeviceToDevice, stream));
+        });
+        row.gather = BinResult::measured(time_it(o, stream, run));
+      } else {
+        row.gather = BinResult::failure(why);
       }
     }
-    if (gwhy.empty()) row.gs = time_it(o, stream, run_3dgs);
-    else row.gs.why = gwhy;
+  }
+
+  // ---- 3DGS, 64-bit and packed 32-bit keys (baselines/gs3d_pipeline.hpp) ----
+  const bool packed_fits = key_bits + std::max(tb::bits_for(tiles), 1) <= 32;
+  if (sel.has(Method::gs3d_packed) && !packed_fits)
+    row.gs3d_packed = BinResult::inapplicable("(tile << " + std::to_string(key_bits) + ") does not fit 32 bits");
+  if (sel.has(Method::gs3d) || (sel.has(Method::gs3d_packed) && packed_fits)) {
+    tb::Gs3dPipeline gs;
+    BENCH_TS_CHECK(tb::Gs3dPipeline::create({std::max<std::uint32_t>(n, 1), tiles}, &gs));
+    DeviceBuffer values_out(std::size_t(n) * 4 + 4), ranges(std::size_t(tiles) * sizeof(uint2)),
+        depth_out(std::size_t(n) * 4 + 4);
+    auto measure = [&](tb::Gs3dKeys key_word, const char* what) {
+      tb::Gs3dArgs ga;
+      ga.tile_ids = d_tiles;
+      ga.keys = d_keys;
+      ga.values = d_values;
+      ga.num_records = n;
+      ga.num_tiles = tiles;
+      ga.depth_bits = key_bits;  // (tile << key_bits) | depth
+      ga.key_word = key_word;
+      ga.out_values = values_out.as<std::uint32_t>();
+      ga.layout = tb::Gs3dRanges::ranges;
+      ga.out_ranges = ranges.get();
+      auto run = [&] { BENCH_TS_CHECK(gs.run(ga, stream)); };
+      run();
+      BENCH_TS_CHECK(gs.sorted_depth_keys(depth_out.as<std::uint32_t>(), n, stream));
+      BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+      const std::string keys_name = std::string(what) + " keys", values_name = std::string(what) + " values";
+      std::string why = first_difference(keys_name.c_str(), fetch(depth_out.as<std::uint32_t>(), n), want.keys);
+      if (why.empty()) why = first_difference(values_name.c_str(), fetch(values_out.as<std::uint32_t>(), n), want.values);
+      if (why.empty()) {
+        const std::vector<uint2> got = fetch(ranges.as<uint2>(), tiles);
+        for (std::uint32_t t = 0; t < tiles && why.empty(); ++t) {
+          const bool empty = want.offsets[t] == want.offsets[t + 1];
+          const std::uint32_t wx = empty ? 0 : want.offsets[t], wy = empty ? 0 : want.offsets[t + 1];
+          if (got[t].x != wx || got[t].y != wy) why = std::string(what) + " range of tile " + std::to_string(t) + " is wrong";
+        }
+      }
+      return why.empty() ? BinResult::measured(time_it(o, stream, run)) : BinResult::failure(why);
+    };
+    if (sel.has(Method::gs3d)) row.gs3d = measure(tb::Gs3dKeys::u64, "3dgs");
+    if (sel.has(Method::gs3d_packed) && packed_fits) row.gs3d_packed = measure(tb::Gs3dKeys::packed32, "3dgs-packed");
   }
   return row;
 }
 
-std::string cell(const Timing& t, double floor_ms) {
-  char buf[96];
-  if (!t.ok) return t.why.empty() ? "—" : "FAILED";
-  std::snprintf(buf, sizeof buf, "%.3f (%.2fx)", t.ms, t.ms / floor_ms);
-  return buf;
-}
-
 int run_binning(const SuiteOptions& o) {
-  std::vector<std::string> cases = {"tiles16-1M", "tiles16-4M", "tiles8-4M", "tiles32-4M"};
-  for (std::size_t i = 0; i < o.args.size(); ++i) {
-    if (o.args[i] == "--cases" && i + 1 < o.args.size()) {
-      cases.clear();
-      std::stringstream ss(o.args[++i]);
-      for (std::string c; std::getline(ss, c, ',');) cases.push_back(c);
-    } else {
-      std::fprintf(stderr, "binning: unknown option %s (takes --cases a,b,...)\n", o.args[i].c_str());
-      return 64;
-    }
-  }
+  Selection sel;
+  if (!parse_selection(o.args, &sel)) return kExitUsage;
   cudaStream_t stream;
   BENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  std::vector<Row> rows;
-  for (const std::string& name : cases) {
-    Records r;
-    if (name == "tiles16-1M" || name == "tiles16-4M") r = records_from_workload(name);
-    else if (name == "tiles8-4M") r = records_for_tile_size(name, 8, 4000000);
-    else if (name == "tiles32-4M") r = records_for_tile_size(name, 32, 4000000);
-    else if (name == "tiles8-1M") r = records_for_tile_size(name, 8, 1000000);
-    else {
-      std::fprintf(stderr, "binning: unknown case %s\n", name.c_str());
-      return 64;
+  std::vector<BinRow> rows;
+  for (const std::string& name : sel.cases) {
+    BinRecords r;
+    try {
+      r = make_binning_case(name);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "binning: %s\n", e.what());
+      return kExitUsage;
     }
     std::fprintf(stderr, "binning: %s: %s\n", name.c_str(), r.note.c_str());
-    for (int bits : {32, 16}) {
-      rows.push_back(run_case(o, r, bits, stream));
-      const Row& w = rows.back();  // progress, in case a later case is cut short
-      std::fprintf(stderr, "binning: %s: copy %.4f ms, tilesort %s, 3dgs %s, bin %s, gather64 %s\n", w.name.c_str(),
-                   w.copy_ms, cell(w.tilesort, w.copy_ms).c_str(), cell(w.gs, w.copy_ms).c_str(),
-                   cell(w.bin, w.copy_ms).c_str(), cell(w.gather, w.gather_copy_ms).c_str());
+    const BinSplit split = split_by_tile(r);  // the same for every depth width
+    for (int bits : sel.depth_bits) {
+      rows.push_back(run_row(o, sel, r, split, bits, stream));
+      const BinRow& w = rows.back();  // progress, in case a later case is cut short
+      std::fprintf(stderr, "binning: %s: copy %.4f ms, tilesort %s, 3dgs %s, 3dgs-packed %s, bin %s, gather64 %s\n",
+                   w.label.c_str(), w.copy_ms, binning_cell(w.tilesort, w.copy_ms).c_str(),
+                   binning_cell(w.gs3d, w.copy_ms).c_str(), binning_cell(w.gs3d_packed, w.copy_ms).c_str(),
+                   binning_cell(w.bin, w.copy_ms).c_str(), binning_cell(w.gather, w.gather_copy_ms).c_str());
     }
   }
   BENCH_CUDA_CHECK(cudaStreamDestroy(stream));
 
-  std::ostringstream md, js;
-  md << "# tilesort-bench --suite binning\n\n"
-     << "- commit: " << o.commit << "\n- date: " << o.date << "\n- device: " << o.device << "\n- command: "
-     << o.command_line << "\n- method: median of " << o.reps << " CUDA-event timings after " << o.warmup
-     << " warm-ups; x copy = time / cudaMemcpyAsync D2D of the record bytes (12 B: tile id, key, value), same run;"
-        " gather64 is x a copy of the 64-byte records. 3DGS's device-to-host count copy is not timed.\n\n"
-     << "| case | records | tiles | key bits | copy ms | tilesort bin_and_sort ms (x copy) | 3DGS ms (x copy) | "
-        "speedup vs 3DGS | bin alone ms (x copy) | gather64 ms (x copy) |\n"
-     << "|---|---|---|---|---|---|---|---|---|---|\n";
-  js << "{\n  \"suite\": \"binning\",\n  \"commit\": \"" << o.commit << "\",\n  \"date\": \"" << o.date
-     << "\",\n  \"device\": \"" << o.device << "\",\n  \"reps\": " << o.reps << ",\n  \"warmup\": " << o.warmup
-     << ",\n  \"rows\": [\n";
-  bool failed = false;
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    char speed[32] = "—";
-    if (r.tilesort.ok && r.gs.ok) std::snprintf(speed, sizeof speed, "%.2fx", r.gs.ms / r.tilesort.ms);
-    md << "| " << r.name << " | " << r.records << " | " << r.tiles << " | " << r.key_bits << " | " << r.copy_ms
-       << " | " << cell(r.tilesort, r.copy_ms) << " | " << cell(r.gs, r.copy_ms) << " | " << speed << " | "
-       << cell(r.bin, r.copy_ms) << " | " << (r.key_bits == 32 ? cell(r.gather, r.gather_copy_ms) : "—") << " |\n";
-    for (const Timing* t : {&r.tilesort, &r.gs, &r.bin, &r.gather})
-      if (!t->ok && !t->why.empty()) {
-        md << "\n  - " << r.name << " FAILED verification: " << t->why << "\n";
-        failed = true;
-      }
-    js << "    {\"case\": \"" << r.name << "\", \"records\": " << r.records << ", \"tiles\": " << r.tiles
-       << ", \"key_bits\": " << r.key_bits << ", \"copy_ms\": " << r.copy_ms
-       << ", \"tilesort_ms\": " << (r.tilesort.ok ? r.tilesort.ms : -1) << ", \"gs3d_ms\": " << (r.gs.ok ? r.gs.ms : -1)
-       << ", \"bin_ms\": " << (r.bin.ok ? r.bin.ms : -1) << ", \"gather64_ms\": " << (r.gather.ok ? r.gather.ms : -1)
-       << ", \"gather64_copy_ms\": " << r.gather_copy_ms << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
-  }
-  js << "  ]\n}\n";
-  md << "\nCases: ";
-  for (const std::string& c : cases) md << c << " ";
-  md << "\n";
-  std::printf("%s", md.str().c_str());
-  if (!o.out.empty() && !write_suite_reports(o.out, md.str(), js.str())) return 1;
-  return failed ? 1 : 0;
+  BinReportInfo info;
+  info.commit = o.commit;
+  info.date = o.date;
+  info.device = o.device;
+  info.command_line = o.command_line;
+  info.reps = o.reps;
+  info.warmup = o.warmup;
+  info.cases = sel.cases;
+  info.methods.push_back("copy");
+  for (const MethodName& m : kMethods)
+    if (sel.has(m.method)) info.methods.push_back(m.name);
+  const std::string md = render_binning_markdown(info, rows);
+  std::printf("%s", md.c_str());
+  std::fflush(stdout);
+  if (!o.out.empty() && !write_suite_reports(o.out, md, render_binning_json(info, rows))) return 1;
+  return any_binning_failure(rows) ? 1 : 0;
 }
 
-TILESORT_BENCH_SUITE("binning", "emitted records -> per-tile sorted ranges: tilesort bin_and_sort vs the 3DGS pipeline",
-                     run_binning);
+TILESORT_BENCH_SUITE("binning",
+                     "emitted records -> per-tile sorted ranges: bin_and_sort vs 3DGS (64-bit and packed "
+                     "32-bit keys), bin, gather; issue 14's targets",
+                     run_binning, kOptionsHelp);
 
 }  // namespace
 }  // namespace bench

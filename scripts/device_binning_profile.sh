@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# One call on a GPU machine: where bin_and_sort's time goes, by kernel
+# (issue 14). For tiles16-4M and 4k-tiles8, with 32- and 16-bit depths:
+#   1. a plain run of tilesort-bench --suite binning --methods tilesort (the
+#      event-timed call and the copy floor, median of 15);
+#   2. per (case, depth bits) one run under Nsight Compute: one timed
+#      bin_and_sort call (--reps 1 --warmup 0; the bench brackets its timed
+#      calls with cudaProfilerStart/Stop and ncu starts with profiling off,
+#      so the verification call and everything else stay out), tilesort's
+#      kernels only, a launch-count limit;
+#   3. scripts/ncu_kernel_table.py: a Markdown table per case (kernel,
+#      launches, total us, share of the call, DRAM bytes, SM throughput %,
+#      issue active %, shared-memory wavefronts).
+#
+#   scripts/device_binning_profile.sh BIN_DIR OUT_DIR [COMMIT]
+#
+# BIN_DIR holds tilesort-bench (or BIN_DIR/bench does; built elsewhere is
+# fine: it links the CUDA runtime statically). Writes 3 files into OUT_DIR:
+#   binning-profile.md        the tables, then the plain run's report
+#   binning-profile-ncu.csv   ncu's CSV of every run, one section each
+#   binning-profile-log.txt   commands, exit codes, times, every run's output
+# About 2-3 minutes on an H200 (each step has a timeout; the whole stays
+# under 4). Environment: NCU (path to ncu), NCU_LAUNCH_COUNT (default 64),
+# NCU_KERNEL_REGEX (default 'tilesort': every kernel in namespace tilesort,
+# on demangled names), NCU_CACHE_CONTROL (all | none, default all).
+# Exit status: 0 when the plain run and every ncu run gave results, else 1.
+set -uo pipefail
+bin="$1"; out="$2"; commit="${3:-unknown}"
+here="$(cd "$(dirname "$0")" && pwd)"
+mkdir -p "$out"
+md="$out/binning-profile.md"; csv="$out/binning-profile-ncu.csv"; log="$out/binning-profile-log.txt"
+: >"$csv"; : >"$log"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+start=$(date +%s)
+rc_all=0
+say() { echo "$*" | tee -a "$log"; }
+
+bench=""
+for candidate in "$bin/tilesort-bench" "$bin/bench/tilesort-bench"; do
+  [ -x "$candidate" ] && { bench="$candidate"; break; }
+done
+[ -n "$bench" ] || { say "no tilesort-bench in $bin or $bin/bench"; exit 1; }
+
+ncu="${NCU:-}"
+if [ -z "$ncu" ]; then
+  ncu="$(command -v ncu || true)"
+  [ -z "$ncu" ] && [ -x /usr/local/cuda/bin/ncu ] && ncu=/usr/local/cuda/bin/ncu
+  # shellcheck disable=SC2012  # newest install by version-sorted path
+  [ -z "$ncu" ] && ncu="$(ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | sort -V | tail -n 1)"
+fi
+limit="${NCU_LAUNCH_COUNT:-64}"
+regex="${NCU_KERNEL_REGEX:-tilesort}"
+cache="${NCU_CACHE_CONTROL:-all}"
+metrics="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum"
+metrics+=",sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
+metrics+=",smsp__issue_active.avg.pct_of_peak_sustained_active"
+cases=(tiles16-4M 4k-tiles8)
+bits_list=(32 16)
+
+say "bench: $bench"
+say "ncu: ${ncu:-not found}"
+if [ -n "$ncu" ]; then "$ncu" --version >>"$log" 2>&1; fi
+
+# 1. The plain run: event-timed calls, the copy floor.
+t0=$(date +%s)
+timeout 110 "$bench" --suite binning --cases "$(IFS=,; echo "${cases[*]}")" --depth-bits 32,16 \
+  --methods tilesort --commit "$commit" --out "$tmp/plain" >"$tmp/plain-stdout.md" 2>"$tmp/plain-stderr.txt"
+rc=$?
+[ "$rc" -eq 0 ] || rc_all=1
+say "plain run (--methods tilesort, median of 15): exit $rc in $(( $(date +%s) - t0 )) s"
+cat "$tmp/plain-stderr.txt" >>"$log"
+
+# 2. One ncu run per (case, depth bits).
+if [ -z "$ncu" ]; then
+  say "ncu not found (set NCU=/path/to/ncu): no kernel breakdown"
+  rc_all=1
+fi
+for case in "${cases[@]}"; do
+  for bits in "${bits_list[@]}"; do
+    [ -n "$ncu" ] || continue
+    left=$(( 225 - ($(date +%s) - start) ))
+    if [ "$left" -lt 30 ]; then
+      say "ncu $case $bits-bit: not run, ${left} s left"
+      rc_all=1
+      continue
+    fi
+    t0=$(date +%s)
+    cmd=("$ncu" --profile-from-start off --kernel-name-base demangled --kernel-name "regex:$regex"
+         --launch-count "$limit" --clock-control none --cache-control "$cache" --metrics "$metrics"
+         --csv --print-units base --log-file "$tmp/ncu.csv"
+         "$bench" --suite binning --cases "$case" --depth-bits "$bits" --methods tilesort --reps 1 --warmup 0
+         --commit "$commit" --out "$tmp/ncu-run")
+    echo "+ ${cmd[*]}" >>"$log"
+    rm -f "$tmp/ncu.csv"
+    timeout "$(( left < 80 ? left : 80 ))" "${cmd[@]}" >>"$log" 2>&1
+    rc=$?
+    echo "### tilesort-bench-ncu case=$case bits=$bits calls=1 rc=$rc" >>"$csv"
+    [ -f "$tmp/ncu.csv" ] && cat "$tmp/ncu.csv" >>"$csv"
+    rows=$(grep -c '^"[0-9]' "$tmp/ncu.csv" 2>/dev/null || true)
+    { [ "$rc" -eq 0 ] && [ "${rows:-0}" -gt 0 ]; } || rc_all=1
+    say "ncu $case $bits-bit: exit $rc, ${rows:-0} CSV lines, in $(( $(date +%s) - t0 )) s"
+  done
+done
+
+# 3. The tables, then the plain run's own report.
+{
+  python3 "$here/ncu_kernel_table.py" "$csv" --plain-json "$tmp/plain.json" --launch-limit "$limit" ||
+    echo "(ncu_kernel_table.py failed: see binning-profile-log.txt)"
+  echo
+  echo "ncu: \`${ncu:-not found}\` with \`--profile-from-start off --kernel-name-base demangled --kernel-name"\
+       "regex:$regex --launch-count $limit --clock-control none --cache-control $cache --metrics $metrics\`."
+  echo
+  [ -f "$tmp/plain.md" ] && sed -e 's/^#/##/' -e 's/^## tilesort-bench/## Plain run: tilesort-bench/' "$tmp/plain.md"
+} >"$md" 2>>"$log"
+say "total: $(( $(date +%s) - start )) s; exit $rc_all"
+exit "$rc_all"
