@@ -43,12 +43,15 @@ enum class BlockAlgorithm { bitonic, radix, merge, none };
 /// - kWindows: the bitonic path also sorts windows of several segments
 ///   (kernels/classify.cuh). Costs registers, so a shape it makes spill can
 ///   turn it off; its class then takes no windows.
+/// - kKeysOnlyTakesAlgorithm: 32-bit keys without values use ALGORITHM too,
+///   not FALLBACK.
 struct BlockSortOptions {
   static constexpr int kRadixBits = 4;
   static constexpr bool kNarrowWords = true;
   static constexpr bool kStageValues = false;
   static constexpr int kMinBlocks = 0;
   static constexpr bool kWindows = true;
+  static constexpr bool kKeysOnlyTakesAlgorithm = false;
 };
 
 /// A one-block shape: ALGORITHM for 32-bit keys with values, FALLBACK for
@@ -65,12 +68,14 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr bool kStageValues = OPTIONS_::kStageValues;
   static constexpr int kMinBlocks = OPTIONS_::kMinBlocks;
   static constexpr bool kWindows = OPTIONS_::kWindows;
+  static constexpr bool kKeysOnlyTakesAlgorithm = OPTIONS_::kKeysOnlyTakesAlgorithm;
 };
 
 /// The algorithm a block shape uses for keys of KEY_BYTES, with or without values.
 template <class Shape>
 constexpr BlockAlgorithm block_algorithm_for(int key_bytes, bool has_values) {
-  return key_bytes == 4 && has_values ? Shape::kAlgorithm : Shape::kFallbackAlgorithm;
+  return key_bytes == 4 && (has_values || Shape::kKeysOnlyTakesAlgorithm) ? Shape::kAlgorithm
+                                                                           : Shape::kFallbackAlgorithm;
 }
 
 }  // namespace detail

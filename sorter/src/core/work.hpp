@@ -146,6 +146,11 @@ struct PackTable {
   std::uint32_t cost[kNumClasses - 1];
   std::uint32_t window_classes;
   std::uint32_t window_cost_percent;
+  // The lowest cost per key any window can reach (a full tile of the
+  // cheapest window class, window_cost_percent included), in the units of
+  // cost x 100: a range whose own class costs no more per key takes no
+  // window, without trying each class.
+  std::uint64_t min_window_cost;
 };
 
 /// Where counts come from and what they may not exceed.

@@ -218,6 +218,11 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
   table.window_cost_percent = Policy::kWindowCostPercent;
   table.window_classes =
       window_classes_impl<Policy>(plan, limits, max_range, std::make_index_sequence<kNumBlockClasses>());
+  table.min_window_cost = UINT64_MAX;
+  for (int c = kClassBlock0; c < kNumClasses - 1; ++c)
+    if ((table.window_classes >> c) & 1u)
+      table.min_window_cost = std::min<std::uint64_t>(table.min_window_cost,
+                                                      std::uint64_t(table.cost[c]) * table.window_cost_percent);
   return table;
 }
 

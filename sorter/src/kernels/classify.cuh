@@ -68,6 +68,8 @@ __device__ __forceinline__ PackChoice pack_choice(std::uint64_t length, const Co
   // Compare cost * tile / (ranges per tile * length) as fractions.
   std::uint64_t best_num = std::uint64_t(src.pack.cost[own]) * src.pack.tile[own] * 100u;
   std::uint64_t best_den = length;
+  // The usual case (every warp class, full block tiles): no window can win.
+  if (best_num <= src.pack.min_window_cost * length) return choice;
 #pragma unroll
   for (int c = kClassBlock0; c < kClassLarge; ++c) {
     const std::uint32_t tile = src.pack.tile[c];
@@ -325,7 +327,9 @@ __global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm)
         } else if (size_class != kClassNone) {
           const std::uint32_t at = region_begin[size_class] + block_base[size_class] + slot;
           lists.class_segments[at] = std::uint32_t(s);
-          lists.class_window_segments[at] = task.segments;
+          // Only the one-block classes read window sizes (warp classes take
+          // no windows): fixed-16 writes 4 bytes less per segment.
+          if (size_class >= kClassBlock0) lists.class_window_segments[at] = task.segments;
         }
         __syncthreads();
       });
