@@ -111,50 +111,17 @@ __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data
   }
 }
 
-/// One warp's share of the virtual task space: this lane's task and how it
-/// is sorted (a warp class, or kNumWarpClasses for an MSD child, which the
-/// whole warp sorts).
-struct WarpWork {
-  Task task;
-  int kind;
-};
-
-/// Where the warp classes' tasks lie in the virtual task space.
-struct WarpTaskSpace {
-  std::uint32_t first_warp[kNumWarpClasses + 1];
-  std::uint32_t region_begin[kNumWarpClasses];
-  std::uint32_t count[kNumWarpClasses];
-  std::uint32_t total;  // class warps, then one warp per child task
-};
-
-/// The work of virtual warp `v`: the segment of this lane's group in its
-/// class (an empty task past the class's count), or the child task.
-template <class Bits, class Value>
-__device__ __forceinline__ WarpWork warp_work(const SortData<Bits, Value>& data, const WorkLists& lists,
-                                              const WarpTaskSpace& space, std::uint32_t v) {
-  WarpWork work{Task{0, 0, 0}, kNumWarpClasses};
-  if (v >= space.total) return work;
-  if (v >= space.first_warp[kNumWarpClasses]) {
-    work.task = lists.child_tasks[0][v - space.first_warp[kNumWarpClasses]];
-    return work;
-  }
-  // Select with constant indices only, so the arrays stay in registers.
-  int c = 0;
-  std::uint32_t t = v, region = space.region_begin[0], n = space.count[0];
-#pragma unroll
-  for (int k = 1; k < kNumWarpClasses; ++k) {
-    if (v >= space.first_warp[k]) {
-      c = k;
-      t = v - space.first_warp[k];
-      region = space.region_begin[k];
-      n = space.count[k];
-    }
-  }
-  const std::uint32_t groups = groups_per_warp(c);
-  const std::uint32_t segment = t * groups + std::uint32_t(threadIdx.x & 31) / (32 / groups);
-  work.kind = c;
-  if (segment < n) work.task = data.window_task(lists.class_segments[region + segment]);
-  return work;
+template <int CLASS, bool TRACK_INDEX, class Bits, class Value>
+__device__ __forceinline__ void warp_sort_class(const SortData<Bits, Value>& data, const WorkLists& lists,
+                                                std::uint32_t region_begin, std::uint32_t count,
+                                                std::uint32_t warp_task) {
+  using Shape = WarpClassShape<CLASS>;
+  constexpr int kGroupsPerWarp = 32 / Shape::kGroup;
+  const int lane = threadIdx.x & 31;
+  const std::uint32_t segment = warp_task * kGroupsPerWarp + std::uint32_t(lane / Shape::kGroup);
+  Task task{0, 0, 0};
+  if (segment < count) task = data.window_task(lists.class_segments[region_begin + segment]);
+  warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX>(data, task, lane % Shape::kGroup);
 }
 
 /// A child range (from the MSD path) of up to kWarpSortMax keys, sorted by a whole warp.
@@ -166,12 +133,6 @@ __device__ __forceinline__ void warp_sort_child(const SortData<Bits, Value>& dat
   else warp_sort_task<32, 4, TRACK_INDEX>(data, task, lane);
 }
 
-template <int CLASS, bool TRACK_INDEX, class Bits, class Value>
-__device__ __forceinline__ void warp_sort_in_class(const SortData<Bits, Value>& data, const Task& task) {
-  using Shape = WarpClassShape<CLASS>;
-  warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX>(data, task, int(threadIdx.x & 31) % Shape::kGroup);
-}
-
 template <int THREADS, int MIN_BLOCKS, bool TRACK_INDEX, class Bits, class Value>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) warp_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
   enter_dependent_kernel();
@@ -179,37 +140,49 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) warp_sort_kernel(SortData
   const Counters& counters = *lists.counters;
 
   // Virtual task space: warps needed per class, then one warp per child task.
-  WarpTaskSpace space;
+  std::uint32_t first_warp[kNumWarpClasses + 1];
+  std::uint32_t region_begin[kNumWarpClasses];
+  std::uint32_t count[kNumWarpClasses];
   std::uint32_t region = 0, warps = 0;
 #pragma unroll
   for (int c = 0; c < kNumWarpClasses; ++c) {
-    space.count[c] = counters.class_count[c];
-    space.region_begin[c] = region;
-    space.first_warp[c] = warps;
-    region += space.count[c];
-    warps += (space.count[c] + groups_per_warp(c) - 1) / groups_per_warp(c);
+    count[c] = counters.class_count[c];
+    region_begin[c] = region;
+    first_warp[c] = warps;
+    region += count[c];
+    warps += (count[c] + groups_per_warp(c) - 1) / groups_per_warp(c);
   }
-  space.first_warp[kNumWarpClasses] = warps;
+  first_warp[kNumWarpClasses] = warps;
   const std::uint32_t children = lists.child_tasks[0] ? counters.child_count[0] : 0u;
-  space.total = warps + children;
+  const std::uint32_t total = warps + children;
 
-  // The next task's segment id and offsets are loaded before this task is
-  // sorted, so a warp waits on one load (its keys) per task, not three
-  // dependent ones (id -> offsets -> keys): the loop is latency bound.
+  const std::uint32_t warp_id = (blockIdx.x * THREADS + threadIdx.x) / 32;
   const std::uint32_t num_warps = gridDim.x * (THREADS / 32);
-  std::uint32_t v = (blockIdx.x * THREADS + threadIdx.x) / 32;
-  WarpWork work = warp_work(data, lists, space, v);
-  for (; v < space.total; v += num_warps) {
-    const WarpWork next = warp_work(data, lists, space, v + num_warps);
-    switch (work.kind) {
-      case kClassWarp8: warp_sort_in_class<kClassWarp8, TRACK_INDEX>(data, work.task); break;
-      case kClassWarp16: warp_sort_in_class<kClassWarp16, TRACK_INDEX>(data, work.task); break;
-      case kClassWarp32: warp_sort_in_class<kClassWarp32, TRACK_INDEX>(data, work.task); break;
-      case kClassWarp64: warp_sort_in_class<kClassWarp64, TRACK_INDEX>(data, work.task); break;
-      case kClassWarp128: warp_sort_in_class<kClassWarp128, TRACK_INDEX>(data, work.task); break;
-      default: warp_sort_child<TRACK_INDEX>(data, work.task); break;  // length 1 still comes home from scratch
+  for (std::uint32_t v = warp_id; v < total; v += num_warps) {
+    if (v >= warps) {
+      // Length 1 in scratch still needs its copy home, which the network does.
+      warp_sort_child<TRACK_INDEX>(data, lists.child_tasks[0][v - warps]);
+      continue;
     }
-    work = next;
+    // Select with constant indices only, so the arrays stay in registers.
+    int c = 0;
+    std::uint32_t t = v, region = region_begin[0], n = count[0];
+#pragma unroll
+    for (int k = 1; k < kNumWarpClasses; ++k) {
+      if (v >= first_warp[k]) {
+        c = k;
+        t = v - first_warp[k];
+        region = region_begin[k];
+        n = count[k];
+      }
+    }
+    switch (c) {
+      case kClassWarp8: warp_sort_class<kClassWarp8, TRACK_INDEX>(data, lists, region, n, t); break;
+      case kClassWarp16: warp_sort_class<kClassWarp16, TRACK_INDEX>(data, lists, region, n, t); break;
+      case kClassWarp32: warp_sort_class<kClassWarp32, TRACK_INDEX>(data, lists, region, n, t); break;
+      case kClassWarp64: warp_sort_class<kClassWarp64, TRACK_INDEX>(data, lists, region, n, t); break;
+      default: warp_sort_class<kClassWarp128, TRACK_INDEX>(data, lists, region, n, t); break;
+    }
   }
 }
 
