@@ -303,9 +303,9 @@ struct ScatterSmem {
   static constexpr std::size_t kBytes = kStaging + (kCounterBytes > kStagingBytes ? kCounterBytes : kStagingBytes);
 };
 
-/// One chunk per block: stable rank by digit, stage in shared memory in
-/// digit order, then write each digit's run to its place. Writes nothing
-/// when the status holds an error.
+/// Per chunk (blocks loop over chunks by ticket): stable rank by digit,
+/// stage in shared memory in digit order, then write each digit's run to
+/// its place. Writes nothing when the status holds an error.
 ///
 /// Only the tile ids are loaded into registers (holding keys and values
 /// there too took 152 registers and left one block per SM). Keys and values
@@ -326,142 +326,148 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
 
   if (bin_aborted(p.status)) return;
   const std::uint32_t n = p.count.records();
-  // Chunks are numbered in the order blocks start, so a block only ever
-  // waits (in the look-back) for blocks that are already running.
-  if (threadIdx.x == 0) s_chunk = atomicAdd(p.chunk_ticket, 1u);
-  __syncthreads();
-  const std::uint32_t chunk = s_chunk;
-  const std::uint32_t begin = chunk * std::uint32_t(Policy::kChunk);
-  if (begin >= n) return;
-  const std::uint32_t count = min(std::uint32_t(Policy::kChunk), n - begin);
+  // Persistent: a block takes chunk after chunk by ticket, so the grid is
+  // sized by the GPU, not by the plan's capacity (a capacity-sized grid
+  // cost small frames of a large plan ~0.1 ms of empty blocks per pass).
+  // Tickets go out in the order blocks ask, so a block only ever waits (in
+  // the look-back) for chunks that running blocks hold.
+  for (;;) {
+    if (threadIdx.x == 0) s_chunk = atomicAdd(p.chunk_ticket, 1u);
+    __syncthreads();
+    const std::uint32_t chunk = s_chunk;
+    const std::uint32_t begin = chunk * std::uint32_t(Policy::kChunk);
+    if (begin >= n) return;
+    const std::uint32_t count = min(std::uint32_t(Policy::kChunk), n - begin);
 
-  using Smem = ScatterSmem<Policy, kHasKeys, Value>;
-  std::uint32_t* digit_offset = reinterpret_cast<std::uint32_t*>(scatter_smem);  // [digit]
-  std::uint32_t* in_keys = reinterpret_cast<std::uint32_t*>(scatter_smem + Smem::kKeys);
-  Value* in_values = reinterpret_cast<Value*>(scatter_smem + Smem::kValues);
-  std::uint32_t* warp_hist = reinterpret_cast<std::uint32_t*>(scatter_smem + Smem::kStaging);  // [warp][digit]
-  // Staging aliases warp_hist (a __syncthreads separates the two uses).
-  std::uint32_t* s_tiles = warp_hist;
-  std::uint16_t* s_source = reinterpret_cast<std::uint16_t*>(s_tiles + Policy::kChunk);
+    using Smem = ScatterSmem<Policy, kHasKeys, Value>;
+    std::uint32_t* digit_offset = reinterpret_cast<std::uint32_t*>(scatter_smem);  // [digit]
+    std::uint32_t* in_keys = reinterpret_cast<std::uint32_t*>(scatter_smem + Smem::kKeys);
+    Value* in_values = reinterpret_cast<Value*>(scatter_smem + Smem::kValues);
+    std::uint32_t* warp_hist = reinterpret_cast<std::uint32_t*>(scatter_smem + Smem::kStaging);  // [warp][digit]
+    // Staging aliases warp_hist (a __syncthreads separates the two uses).
+    std::uint32_t* s_tiles = warp_hist;
+    std::uint16_t* s_source = reinterpret_cast<std::uint16_t*>(s_tiles + Policy::kChunk);
 
-  const int tid = threadIdx.x;
-  const int warp = tid / 32;
-  const std::uint32_t lane = tid % 32;
-  const std::uint32_t digits_mask = (1u << p.bits) - 1u;
-  std::uint32_t* my_hist = warp_hist + warp * kDigits;
-  for (int d = lane; d < kDigits; d += 32) my_hist[d] = 0;
+    const int tid = threadIdx.x;
+    const int warp = tid / 32;
+    const std::uint32_t lane = tid % 32;
+    const std::uint32_t digits_mask = (1u << p.bits) - 1u;
+    std::uint32_t* my_hist = warp_hist + warp * kDigits;
+    for (int d = lane; d < kDigits; d += 32) my_hist[d] = 0;
 
-  // Warp-striped: warp w owns records [w * 32 * kItems, (w + 1) * 32 * kItems)
-  // of the chunk; loads coalesce and (j, lane) order is record order. Slots
-  // past the record count (only in the last chunk, and only after every
-  // record of it in that order) take the largest digit: they rank after
-  // every record, so the records' positions are those of a full chunk, and
-  // the ranking needs no per-item validity vote.
-  const std::uint32_t warp_base = std::uint32_t(warp) * 32u * kItems;
-  std::uint32_t tile[kItems], pos[kItems];
-#pragma unroll
-  for (int j = 0; j < kItems; ++j) {
-    const std::uint32_t local = warp_base + j * 32u + lane;
-    tile[j] = local < count ? p.in_tiles[begin + local] : digits_mask << p.shift;
-  }
-  // The payload in input order, in flight until the write phase.
-#pragma unroll
-  for (int j = 0; j < kItems; ++j) {
-    const std::uint32_t local = warp_base + j * 32u + lane;
-    if (local < count) {
-      if constexpr (kHasKeys) copy_to_shared_async(in_keys + local, p.in_keys + begin + local);
-      if constexpr (kHasValues && !kIotaValues) copy_to_shared_async(in_values + local, p.in_values + begin + local);
+    // Warp-striped: warp w owns records [w * 32 * kItems, (w + 1) * 32 * kItems)
+    // of the chunk; loads coalesce and (j, lane) order is record order. Slots
+    // past the record count (only in the last chunk, and only after every
+    // record of it in that order) take the largest digit: they rank after
+    // every record, so the records' positions are those of a full chunk, and
+    // the ranking needs no per-item validity vote.
+    const std::uint32_t warp_base = std::uint32_t(warp) * 32u * kItems;
+    std::uint32_t tile[kItems], pos[kItems];
+  #pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t local = warp_base + j * 32u + lane;
+      tile[j] = local < count ? p.in_tiles[begin + local] : digits_mask << p.shift;
     }
-  }
-  __syncwarp();
-
-  // Rank within the warp: lanes with equal digits find each other with one
-  // ballot per digit bit (cheaper than match.any for a few bits); the
-  // highest of them adds the group's size to the warp's digit counter. One
-  // warp's shared atomics are performed in order, so items keep (j, lane)
-  // order within a digit: the rank is stable.
-  const std::uint32_t lanes_le = lanes_below() | (1u << lane);
-#pragma unroll
-  for (int j = 0; j < kItems; ++j) {
-    const std::uint32_t d = (tile[j] >> p.shift) & digits_mask;
-    std::uint32_t peers = 0xFFFFFFFFu;
-#pragma unroll
-    for (int b = 0; b < Policy::kRadixBits; ++b) {
-      if (b < p.bits) {
-        const bool set = (d >> b) & 1u;
-        const std::uint32_t votes = __ballot_sync(0xFFFFFFFFu, set);
-        peers &= set ? votes : ~votes;
+    // The payload in input order, in flight until the write phase.
+  #pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t local = warp_base + j * 32u + lane;
+      if (local < count) {
+        if constexpr (kHasKeys) copy_to_shared_async(in_keys + local, p.in_keys + begin + local);
+        if constexpr (kHasValues && !kIotaValues) copy_to_shared_async(in_values + local, p.in_values + begin + local);
       }
     }
-    const int leader = 31 - __clz(peers);
-    const std::uint32_t before_me = __popc(peers & lanes_le);
-    std::uint32_t group_base = 0;
-    if (int(lane) == leader) group_base = atomicAdd(&my_hist[d], before_me);
-    group_base = __shfl_sync(0xFFFFFFFFu, group_base, leader);
-    pos[j] = group_base + before_me - 1u;  // rank among the warp's records of digit d
-  }
-  __syncthreads();
+    __syncwarp();
 
-  // Thread d: publish the digit's count in this chunk, find the counts of
-  // the chunks before (decoupled look-back), then the digit's start in the
-  // block and each warp's start within the digit.
-  {
-    const int d = tid;
-    std::uint32_t digit_total = 0;
-    for (int w = 0; w < Policy::kWarps; ++w) {
-      const std::uint32_t c = warp_hist[w * kDigits + d];
-      warp_hist[w * kDigits + d] = digit_total;
-      digit_total += c;
-    }
-    const bool used = std::uint32_t(d) <= digits_mask;
-    std::uint32_t before = 0;  // the digit's records in chunks 0 .. chunk - 1
-    if (used) {
-      std::uint64_t* mine = p.lookback + std::size_t(chunk) * kDigits + d;
-      if (chunk == 0) {
-        store_lookback(mine, kLookbackInclusive | digit_total);
-      } else {
-        store_lookback(mine, kLookbackAggregate | digit_total);
-        for (std::uint32_t c = chunk - 1;; --c) {
-          std::uint64_t word;
-          do {
-            word = load_lookback(p.lookback + std::size_t(c) * kDigits + d);
-          } while (word == 0);
-          before += std::uint32_t(word & kLookbackCountMask);
-          if ((word & ~kLookbackCountMask) == kLookbackInclusive) break;
+    // Rank within the warp: lanes with equal digits find each other with one
+    // ballot per digit bit (cheaper than match.any for a few bits); the
+    // highest of them adds the group's size to the warp's digit counter. One
+    // warp's shared atomics are performed in order, so items keep (j, lane)
+    // order within a digit: the rank is stable.
+    const std::uint32_t lanes_le = lanes_below() | (1u << lane);
+  #pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t d = (tile[j] >> p.shift) & digits_mask;
+      std::uint32_t peers = 0xFFFFFFFFu;
+  #pragma unroll
+      for (int b = 0; b < Policy::kRadixBits; ++b) {
+        if (b < p.bits) {
+          const bool set = (d >> b) & 1u;
+          const std::uint32_t votes = __ballot_sync(0xFFFFFFFFu, set);
+          peers &= set ? votes : ~votes;
         }
-        store_lookback(mine, kLookbackInclusive | (before + digit_total));
+      }
+      const int leader = 31 - __clz(peers);
+      const std::uint32_t before_me = __popc(peers & lanes_le);
+      std::uint32_t group_base = 0;
+      if (int(lane) == leader) group_base = atomicAdd(&my_hist[d], before_me);
+      group_base = __shfl_sync(0xFFFFFFFFu, group_base, leader);
+      pos[j] = group_base + before_me - 1u;  // rank among the warp's records of digit d
+    }
+    __syncthreads();
+
+    // Thread d: publish the digit's count in this chunk, find the counts of
+    // the chunks before (decoupled look-back), then the digit's start in the
+    // block and each warp's start within the digit.
+    {
+      const int d = tid;
+      std::uint32_t digit_total = 0;
+      for (int w = 0; w < Policy::kWarps; ++w) {
+        const std::uint32_t c = warp_hist[w * kDigits + d];
+        warp_hist[w * kDigits + d] = digit_total;
+        digit_total += c;
+      }
+      const bool used = std::uint32_t(d) <= digits_mask;
+      std::uint32_t before = 0;  // the digit's records in chunks 0 .. chunk - 1
+      if (used) {
+        std::uint64_t* mine = p.lookback + std::size_t(chunk) * kDigits + d;
+        if (chunk == 0) {
+          store_lookback(mine, kLookbackInclusive | digit_total);
+        } else {
+          store_lookback(mine, kLookbackAggregate | digit_total);
+          for (std::uint32_t c = chunk - 1;; --c) {
+            std::uint64_t word;
+            do {
+              word = load_lookback(p.lookback + std::size_t(c) * kDigits + d);
+            } while (word == 0);
+            before += std::uint32_t(word & kLookbackCountMask);
+            if ((word & ~kLookbackCountMask) == kLookbackInclusive) break;
+          }
+          store_lookback(mine, kLookbackInclusive | (before + digit_total));
+        }
+      }
+      std::uint32_t block_start;
+      Scan(scan_temp).ExclusiveSum(digit_total, block_start);
+      // global >= block_start: earlier digits precede everywhere.
+      if (used) digit_offset[d] = p.digit_base[d] + before - block_start;
+      for (int w = 0; w < Policy::kWarps; ++w) warp_hist[w * kDigits + d] += block_start;
+    }
+    __syncthreads();
+  #pragma unroll
+    for (int j = 0; j < kItems; ++j) pos[j] += my_hist[(tile[j] >> p.shift) & digits_mask];
+    __syncthreads();  // the staging area overwrites warp_hist
+
+  #pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t local = warp_base + j * 32u + lane;
+      if (local < count) {
+        s_tiles[pos[j]] = tile[j];
+        s_source[pos[j]] = std::uint16_t(local);
       }
     }
-    std::uint32_t block_start;
-    Scan(scan_temp).ExclusiveSum(digit_total, block_start);
-    // global >= block_start: earlier digits precede everywhere.
-    if (used) digit_offset[d] = p.digit_base[d] + before - block_start;
-    for (int w = 0; w < Policy::kWarps; ++w) warp_hist[w * kDigits + d] += block_start;
-  }
-  __syncthreads();
-#pragma unroll
-  for (int j = 0; j < kItems; ++j) pos[j] += my_hist[(tile[j] >> p.shift) & digits_mask];
-  __syncthreads();  // the staging area overwrites warp_hist
+    wait_shared_copies();
+    __syncthreads();
 
-#pragma unroll
-  for (int j = 0; j < kItems; ++j) {
-    const std::uint32_t local = warp_base + j * 32u + lane;
-    if (local < count) {
-      s_tiles[pos[j]] = tile[j];
-      s_source[pos[j]] = std::uint16_t(local);
+    // Consecutive threads write consecutive positions of one digit's run.
+    for (std::uint32_t i = tid; i < count; i += Policy::kThreads) {
+      const std::uint32_t t = s_tiles[i];
+      const std::uint32_t source = s_source[i];
+      const std::uint32_t g = digit_offset[(t >> p.shift) & digits_mask] + i;
+      if (p.out_tiles) p.out_tiles[g] = t;
+      if constexpr (kHasKeys) p.out_keys[g] = in_keys[source];
+      if constexpr (kHasValues) p.out_values[g] = kIotaValues ? Value(begin + source) : in_values[source];
     }
-  }
-  wait_shared_copies();
-  __syncthreads();
-
-  // Consecutive threads write consecutive positions of one digit's run.
-  for (std::uint32_t i = tid; i < count; i += Policy::kThreads) {
-    const std::uint32_t t = s_tiles[i];
-    const std::uint32_t source = s_source[i];
-    const std::uint32_t g = digit_offset[(t >> p.shift) & digits_mask] + i;
-    if (p.out_tiles) p.out_tiles[g] = t;
-    if constexpr (kHasKeys) p.out_keys[g] = in_keys[source];
-    if constexpr (kHasValues) p.out_values[g] = kIotaValues ? Value(begin + source) : in_values[source];
+    __syncthreads();  // the next chunk reuses every shared array
   }
 }
 

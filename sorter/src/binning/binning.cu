@@ -181,7 +181,9 @@ cudaError_t launch_scatter(const BinLaunch& b, const ScatterParams<Value>& sp, b
   int blocks = 0;  // the call also raises the kernel's shared memory limit once
   const cudaError_t err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kThreads, smem, &blocks);
   if (err != cudaSuccess) return err;
-  return launch_kernel(kernel, int(b.layout.chunk_stride), Policy::kThreads, smem, b.stream, programmatic, sp);
+  // Persistent (the kernel loops over chunks): never more blocks than chunks.
+  blocks = int(std::min<std::uint64_t>(std::uint64_t(blocks), b.layout.chunk_stride));
+  return launch_kernel(kernel, blocks, Policy::kThreads, smem, b.stream, programmatic, sp);
 }
 
 template <bool kHasKeys, class Value, bool kIota>
