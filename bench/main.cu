@@ -400,10 +400,6 @@ std::string utc_now_iso8601() {
   return buf;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 WorkloadInfo describe(const Workload& w) {
   return {w.name, w.items(), w.segments(), max_segment_items(w), w.note};
 }
@@ -608,13 +604,7 @@ int run(int argc, char** argv) {
 
   const bool written = write_suite_reports(options.out, markdown, json);
 
-  std::size_t failed = 0;
-  for (const Row& r : rows)
-    if (r.status == RowStatus::failed) {
-      if (failed++ == 0) std::fprintf(stderr, "tilesort-bench: FAILED rows:\n");
-      std::fprintf(stderr, "  %s %s %s: %s\n", r.workload.c_str(), r.variant.c_str(), r.method.c_str(),
-                   r.note.c_str());
-    }
+  const std::size_t failed = print_failed_rows(rows);
   std::fprintf(stderr, "tilesort-bench: %zu rows, %zu FAILED, finished in %.1f s\n", rows.size(), failed,
                seconds_since(start));
   return failed != 0 || !written ? kExitFailedRows : 0;

@@ -271,4 +271,19 @@ std::string render_json(const RunInfo& info, const std::vector<WorkloadInfo>& wo
   return js.str();
 }
 
+std::size_t print_failed_rows(const std::vector<Row>& rows) {
+  std::size_t failed = 0;
+  for (const Row& r : rows)
+    if (r.status == RowStatus::failed) {
+      if (failed++ == 0) std::fprintf(stderr, "tilesort-bench: FAILED rows:\n");
+      std::fprintf(stderr, "  %s %s %s: %s\n", r.workload.c_str(), r.variant.c_str(), r.method.c_str(),
+                   r.note.c_str());
+    }
+  return failed;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 }  // namespace bench

@@ -2,6 +2,8 @@
 // the Markdown / JSON writers (JSON by hand: no dependency).
 #pragma once
 
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,6 +38,13 @@ struct Row {
   std::optional<double> x_copy;               // ms / copy ms (same workload + variant)
   std::optional<double> speedup_vs_best_cub;  // best CUB ms / ms
 };
+
+/// Prints each failed row (workload, variant, method, why) to stderr under
+/// one heading; returns how many failed.
+std::size_t print_failed_rows(const std::vector<Row>& rows);
+
+/// Seconds of wall time since `start` (progress and "finished in" lines).
+double seconds_since(std::chrono::steady_clock::time_point start);
 
 struct WorkloadInfo {
   std::string name;

@@ -21,6 +21,7 @@
 #include "measure.hpp"
 #include "plot.hpp"
 #include "suites.hpp"
+#include "report.hpp"
 #include "sweep_report.hpp"
 #include "targets.hpp"
 
@@ -30,10 +31,6 @@ namespace {
 constexpr double kPruneFactor = 4.0;
 constexpr std::uint32_t kSegRadixMinSize = 256;
 constexpr std::uint32_t kSegRadixMinSegments = 64;
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 const MethodInfo& method_info(MethodId id) {
   for (const MethodInfo& m : all_methods())
@@ -191,13 +188,7 @@ int run_sweep(const SweepOptions& o, RunInfo info) {
                             {".json", render_json(info, {}, rows, render_sweep_json_member(layout, rows))},
                             {".svg", render_svg_plot(make_sweep_plot(layout, rows))}});
 
-  std::size_t failed = 0;
-  for (const Row& r : rows)
-    if (r.status == RowStatus::failed) {
-      if (failed++ == 0) std::fprintf(stderr, "tilesort-bench: FAILED rows:\n");
-      std::fprintf(stderr, "  %s %s %s: %s\n", r.workload.c_str(), r.variant.c_str(), r.method.c_str(),
-                   r.note.c_str());
-    }
+  const std::size_t failed = print_failed_rows(rows);
   std::fprintf(stderr, "tilesort-bench: sweep: %zu rows, %zu FAILED, %zu points not run, finished in %.1f s\n",
                rows.size(), failed, not_run.size(), seconds_since(start));
   return failed != 0 || !written ? 1 : 0;

@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <string>
 
 #include "cuda_device_scope.hpp"
 
@@ -121,22 +122,29 @@ void SharedWord::record_vk_write(VkCommandBuffer cmd, std::uint64_t value) const
                        0, 1, &after, 0, nullptr, 0, nullptr);
 }
 
-Status SharedWord::cuda_wait(std::uint64_t value, CUstream_st* stream) const noexcept {
-  if (!valid()) return Status(StatusCode::invalid_argument, "SharedWord::cuda_wait: empty word");
+namespace {
+/// One stream memory operation (`op`, given the word's device address) with
+/// the word's CUDA device current, and the caller's restored after.
+template <class Op>
+Status word_stream_op(const SharedWord& w, const char* caller, const char* what, Op op) {
+  if (!w.valid()) return Status(StatusCode::invalid_argument, (std::string(caller) + ": empty word").c_str());
   detail::CudaDeviceScope scope;
-  Status st = scope.enter(cuda_device());
+  const Status st = scope.enter(w.cuda_device());
   if (!st) return st;
-  return driver_status(driver().wait(stream, CUdeviceptr(cuda_ptr()), value, CU_STREAM_WAIT_VALUE_GEQ),
-                       "cuStreamWaitValue64");
+  return driver_status(op(CUdeviceptr(w.cuda_ptr())), what);
+}
+}  // namespace
+
+Status SharedWord::cuda_wait(std::uint64_t value, CUstream_st* stream) const noexcept {
+  return word_stream_op(*this, "SharedWord::cuda_wait", "cuStreamWaitValue64", [&](CUdeviceptr word) {
+    return driver().wait(stream, word, value, CU_STREAM_WAIT_VALUE_GEQ);
+  });
 }
 
 Status SharedWord::cuda_write(std::uint64_t value, CUstream_st* stream) const noexcept {
-  if (!valid()) return Status(StatusCode::invalid_argument, "SharedWord::cuda_write: empty word");
-  detail::CudaDeviceScope scope;
-  Status st = scope.enter(cuda_device());
-  if (!st) return st;
-  return driver_status(driver().write(stream, CUdeviceptr(cuda_ptr()), value, CU_STREAM_WRITE_VALUE_DEFAULT),
-                       "cuStreamWriteValue64");
+  return word_stream_op(*this, "SharedWord::cuda_write", "cuStreamWriteValue64", [&](CUdeviceptr word) {
+    return driver().write(stream, word, value, CU_STREAM_WRITE_VALUE_DEFAULT);
+  });
 }
 
 }  // namespace interop

@@ -375,14 +375,24 @@ TEST(VulkanSide, FrameShadersGenerateAndVerify) {
   }
 }
 
-// timestamp.comp (the bench's handoff clock) on whatever device offers VK_KHR_shader_clock.
-TEST(VulkanSide, TimestampShaderWritesRisingClock) {
-  auto vk = std::make_unique<tilesort::vkbase::Context>();
+/// A compute context with VK_KHR_shader_clock's device clock, for the
+/// bench's stamp and poll shaders; empty with the reason when there is none.
+std::string clock_context(std::unique_ptr<tilesort::vkbase::Context>* vk) {
+  *vk = std::make_unique<tilesort::vkbase::Context>();
   tilesort::vkbase::ComputeContextOptions o;
   o.device.shader_device_clock = tilesort::vkbase::Want::if_offered;
-  const Status made = tilesort::vkbase::create_compute_context(o, vk.get());
-  if (!made.ok()) GTEST_SKIP() << "no usable Vulkan device: " << made.what();
-  if (!vk->shader_clock_enabled()) GTEST_SKIP() << vk->device_name() << " has no VK_KHR_shader_clock shaderDeviceClock";
+  const Status made = tilesort::vkbase::create_compute_context(o, vk->get());
+  if (!made.ok()) return std::string("no usable Vulkan device: ") + made.what();
+  if (!(*vk)->shader_clock_enabled())
+    return std::string((*vk)->device_name()) + " has no VK_KHR_shader_clock shaderDeviceClock";
+  return std::string();
+}
+
+// timestamp.comp (the bench's handoff clock) on whatever device offers VK_KHR_shader_clock.
+TEST(VulkanSide, TimestampShaderWritesRisingClock) {
+  std::unique_ptr<tilesort::vkbase::Context> vk;
+  const std::string no_clock = clock_context(&vk);
+  if (!no_clock.empty()) GTEST_SKIP() << no_clock;
   tilesort::vkbase::Buffer stamps;
   TS_OK(tilesort::vkbase::Buffer::create(*vk, 4 * 8, true, &stamps));
   std::memset(stamps.mapped(), 0, 4 * 8);
@@ -405,12 +415,9 @@ TEST(VulkanSide, TimestampShaderWritesRisingClock) {
 // handoff_poll.comp (the bench's CUDA -> Vulkan word) with the host as the writer: a word already at
 // the target is seen at once and stamped; one below it times out and writes 0.
 TEST(VulkanSide, PollShaderSeesTheWordOrTimesOut) {
-  auto vk = std::make_unique<tilesort::vkbase::Context>();
-  tilesort::vkbase::ComputeContextOptions o;
-  o.device.shader_device_clock = tilesort::vkbase::Want::if_offered;
-  const Status made = tilesort::vkbase::create_compute_context(o, vk.get());
-  if (!made.ok()) GTEST_SKIP() << "no usable Vulkan device: " << made.what();
-  if (!vk->shader_clock_enabled()) GTEST_SKIP() << vk->device_name() << " has no VK_KHR_shader_clock shaderDeviceClock";
+  std::unique_ptr<tilesort::vkbase::Context> vk;
+  const std::string no_clock = clock_context(&vk);
+  if (!no_clock.empty()) GTEST_SKIP() << no_clock;
   tilesort::vkbase::Buffer stamps, word;
   TS_OK(tilesort::vkbase::Buffer::create(*vk, 4 * 8, true, &stamps));
   TS_OK(tilesort::vkbase::Buffer::create(*vk, 8, true, &word));
