@@ -1,9 +1,13 @@
 // Suite "block": the device API's block::BlockSort next to cub::BlockRadixSort
 // and cub::BlockMergeSort, each sorting one tile of u32 key + u32 value
 // pairs per block over a large grid (global -> registers -> sorted ->
-// global), as x copy of the same bytes.
+// global), as x copy of the same bytes. A second part ("medium tiles")
+// puts block::BlockRadixSort8 beside them at 4096, 8192 and 16384 items per
+// tile, for the compared bit ranges [0, 32) and [0, 16).
 //
-//   tilesort-bench --suite block [--items N] [--reps R] [--warmup W] [--quick] [--out PREFIX]
+//   tilesort-bench --suite block [--items N] [--radix-only] [--reps R] [--warmup W] [--quick] [--out PREFIX]
+//
+// --radix-only runs the medium-tile part alone.
 //
 // Every method runs every candidate tile shape (threads x items per thread)
 // of a tile size; all load with vectorised blocked loads. tilesort runs twice:
@@ -32,6 +36,7 @@
 #include "stats.hpp"
 #include "suites.hpp"
 #include "timing.hpp"
+#include "tilesort/block/block_radix_sort.cuh"
 #include "tilesort/block/block_sort.cuh"
 
 namespace bench {
@@ -192,19 +197,295 @@ struct Row {
   bool ok[kNumMethods];
 };
 
+// ---------------------------------------------------------------------------
+// Medium tiles (4096..16384 items): BlockRadixSort8 against BlockSort and the
+// cub block sorts, with a runtime compared range [0, end_bit). Every method
+// keeps its TempStorage in dynamic shared memory (tiles of 8192+ need more
+// than 48 KB) and ends striped (coalesced scalar stores) except the merge
+// sort (blocked, vector stores). Methods that cannot compare a partial
+// range run only the 32-bit rows.
+// ---------------------------------------------------------------------------
+namespace medium {
+
+using tilesort::block::Arrangement;
+using tilesort::block::RadixMatch;
+
+// Blocks per SM the radix kernels are compiled for: 1024 resident threads
+// (64 registers) where the tile's shared memory allows it.
+constexpr int radix_min_blocks(int t, int i) { return i <= 16 && t <= 512 ? 1024 / t : 1; }
+
+template <int T, int I>
+__device__ __forceinline__ void load_warp_striped(const u32* tile, u32 (&v)[I]) {
+  const u32* p = tile + (threadIdx.x / 32) * (32 * I) + threadIdx.x % 32;
+#pragma unroll
+  for (int r = 0; r < I; ++r) v[r] = p[r * 32];  // one coalesced 128-byte row per register
+}
+
+template <int T, int I>
+__device__ __forceinline__ void store_striped(u32* tile, const u32 (&v)[I]) {
+  cub::StoreDirectStriped<T>(int(threadIdx.x), tile, v);
+}
+
+/// BlockRadixSort8; WARP_STRIPED_IN: warp-striped scalar loads (no in-warp
+/// transpose), else blocked vector loads.
+template <RadixMatch M, bool WARP_STRIPED_IN>
+struct Radix8 {
+  template <int T, int I>
+  using Sort = tilesort::block::BlockRadixSort8<u32, u32, T, I, M>;
+  static constexpr bool kPartialRanges = true, kFullRange = true;
+  static constexpr bool kRadixBounds = true;
+  template <int T, int I>
+  __device__ static void run(unsigned char* smem, const u32* in_k, const u32* in_v, u32* out_k, u32* out_v,
+                             int end_bit) {
+    auto& temp = *reinterpret_cast<typename Sort<T, I>::TempStorage*>(smem);
+    u32 key[I], value[I];
+    if constexpr (WARP_STRIPED_IN) {
+      load_warp_striped<T, I>(in_k, key);
+      load_warp_striped<T, I>(in_v, value);
+      Sort<T, I>(temp).template SortArranged<Arrangement::warp_striped, Arrangement::striped>(
+          key, value, T * I, tilesort::Order::ascending, 0, end_bit);
+    } else {
+      load_blocked(in_k, key);
+      load_blocked(in_v, value);
+      Sort<T, I>(temp).SortBlockedToStriped(key, value, T * I, tilesort::Order::ascending, 0, end_bit);
+    }
+    store_striped<T, I>(out_k, key);
+    store_striped<T, I>(out_v, value);
+  }
+};
+
+/// BlockSort's default strategy on the whole 32-bit key (it has no bit range).
+struct BlockSortFull {
+  template <int T, int I>
+  using Sort = tilesort::block::BlockSort<u32, u32, T, I>;
+  static constexpr bool kPartialRanges = false, kFullRange = true;
+  static constexpr bool kRadixBounds = false;
+  template <int T, int I>
+  __device__ static void run(unsigned char* smem, const u32* in_k, const u32* in_v, u32* out_k, u32* out_v, int) {
+    auto& temp = *reinterpret_cast<typename Sort<T, I>::TempStorage*>(smem);
+    u32 key[I], value[I];
+    load_blocked(in_k, key);
+    load_blocked(in_v, value);
+    Sort<T, I>(temp).SortBlockedToStriped(key, value);
+    store_striped<T, I>(out_k, key);
+    store_striped<T, I>(out_v, value);
+  }
+};
+
+/// BlockSort on at most 16 compared bits, as the library's one-block kernels
+/// do it: SortPositionsNarrow on the masked key, then keys and values
+/// gathered from global memory by position.
+struct BlockSortNarrow {
+  template <int T, int I>
+  using Sort = tilesort::block::BlockSort<u32, tilesort::KeysOnly, T, I>;
+  static constexpr bool kPartialRanges = true, kFullRange = false;
+  static constexpr bool kRadixBounds = false;
+  template <int T, int I>
+  __device__ static void run(unsigned char* smem, const u32* in_k, const u32* in_v, u32* out_k, u32* out_v,
+                             int end_bit) {
+    auto& temp = *reinterpret_cast<typename Sort<T, I>::TempStorage*>(smem);
+    u32 key[I], position[I];
+    load_blocked(in_k, key);
+    const u32 mask = (1u << end_bit) - 1u;  // end_bit <= 16
+#pragma unroll
+    for (int r = 0; r < I; ++r) key[r] &= mask;
+    Sort<T, I>(temp).template SortPositionsNarrow<true>(key, T * I, position);
+#pragma unroll
+    for (int r = 0; r < I; ++r) {
+      const int rank = r * T + int(threadIdx.x);
+      out_k[rank] = in_k[position[r]];
+      out_v[rank] = in_v[position[r]];
+    }
+  }
+};
+
+/// cub::BlockRadixSort with 5-bit digits (the library's choice for
+/// 4097..8192 u32 pairs), on [0, end_bit).
+struct CubRadix5 {
+  template <int T, int I>
+  using Sort = cub::BlockRadixSort<u32, T, I, u32, 5>;
+  static constexpr bool kPartialRanges = true, kFullRange = true;
+  static constexpr bool kRadixBounds = false;
+  template <int T, int I>
+  __device__ static void run(unsigned char* smem, const u32* in_k, const u32* in_v, u32* out_k, u32* out_v,
+                             int end_bit) {
+    auto& temp = *reinterpret_cast<typename Sort<T, I>::TempStorage*>(smem);
+    u32 key[I], value[I];
+    load_blocked(in_k, key);
+    load_blocked(in_v, value);
+    Sort<T, I>(temp).SortBlockedToStriped(key, value, 0, end_bit);
+    store_striped<T, I>(out_k, key);
+    store_striped<T, I>(out_v, value);
+  }
+};
+
+struct CubMerge {
+  template <int T, int I>
+  using Sort = cub::BlockMergeSort<u32, T, I, u32>;
+  static constexpr bool kPartialRanges = false, kFullRange = true;
+  static constexpr bool kRadixBounds = false;
+  template <int T, int I>
+  __device__ static void run(unsigned char* smem, const u32* in_k, const u32* in_v, u32* out_k, u32* out_v, int) {
+    auto& temp = *reinterpret_cast<typename Sort<T, I>::TempStorage*>(smem);
+    u32 key[I], value[I];
+    load_blocked(in_k, key);
+    load_blocked(in_v, value);
+    Sort<T, I>(temp).StableSort(key, value, LessU32());
+    store_blocked(out_k, key);
+    store_blocked(out_v, value);
+  }
+};
+
+template <int T, int I, class Method>
+__global__ void __launch_bounds__(T, Method::kRadixBounds ? radix_min_blocks(T, I) : 1)
+    medium_tile_kernel(const u32* in_keys, const u32* in_values, u32* out_keys, u32* out_values, int end_bit) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const std::size_t base = std::size_t(blockIdx.x) * (T * I);
+  Method::template run<T, I>(smem, in_keys + base, in_values + base, out_keys + base, out_values + base, end_bit);
+}
+
+using MediumKernel = void (*)(const u32*, const u32*, u32*, u32*, int);
+
+constexpr int kNumMethods = 7;
+const char* const kMethods[kNumMethods] = {
+    "BlockRadixSort8 ballot, warp-striped in", "BlockRadixSort8 match_any, warp-striped in",
+    "BlockRadixSort8 ballot, blocked in",      "BlockSort (32-bit key)",
+    "BlockSort narrow + gather (<= 16 bits)",  "cub::BlockRadixSort (5-bit digits)",
+    "cub::BlockMergeSort (32-bit key)"};
+const char* const kShort[kNumMethods] = {"radix8 ballot ws", "radix8 match ws", "radix8 ballot blocked", "BlockSort",
+                                         "BlockSort narrow", "cub radix5", "cub merge"};
+constexpr int kNumRadix8 = 3;  // methods 0..2
+
+struct MethodEntry {
+  MediumKernel kernel;
+  int smem;
+  bool full_range, partial_ranges;
+};
+template <int T, int I, class Method>
+MethodEntry entry() {
+  return MethodEntry{medium_tile_kernel<T, I, Method>, int(sizeof(typename Method::template Sort<T, I>::TempStorage)),
+                     Method::kFullRange, Method::kPartialRanges};
+}
+
+struct Shape {
+  int threads, items;
+  MethodEntry methods[kNumMethods];
+};
+template <int T, int I>
+Shape shape() {
+  return Shape{T,
+               I,
+               {entry<T, I, Radix8<RadixMatch::ballot, true>>(), entry<T, I, Radix8<RadixMatch::match_any, true>>(),
+                entry<T, I, Radix8<RadixMatch::ballot, false>>(), entry<T, I, BlockSortFull>(),
+                entry<T, I, BlockSortNarrow>(), entry<T, I, CubRadix5>(), entry<T, I, CubMerge>()}};
+}
+
+struct TileSize {
+  int items;
+  std::vector<Shape> shapes;
+};
+std::vector<TileSize> tile_sizes() {
+  return {{4096, {shape<256, 16>(), shape<512, 8>()}},
+          {8192, {shape<512, 16>(), shape<1024, 8>()}},
+          {16384, {shape<1024, 16>(), shape<512, 32>()}}};
+}
+constexpr int kEndBits[2] = {32, 16};
+
+struct Row {
+  int tile, end_bit, threads, items;
+  double ms[kNumMethods];  // 0: not applicable, -1: wrong output
+  bool ok[kNumMethods];
+};
+
+}  // namespace medium
+
+}  // namespace
+
+namespace {
+
+/// The medium-tile part of the report: per tile size and range, the best
+/// shape of BlockRadixSort8 against the best of every other method; then
+/// every row. Appends the JSON rows to `js` (inside an open array).
+void write_medium_report(const std::vector<medium::Row>& rows, double copy_ms, std::ostringstream& md,
+                         std::ostringstream& js) {
+  using medium::kNumMethods;
+  md << "\n## Medium tiles: BlockRadixSort8 (8-bit LSD radix) vs BlockSort and CUB\n\n"
+     << "u32 key + u32 value, compared bits [0, 32) and [0, 16); x copy, lower is better. radix8 = the best of "
+        "BlockRadixSort8's variants (ballot or match_any ranking, warp-striped or blocked input; all striped out). "
+        "BlockSort has no bit range: its 16-bit row is SortPositionsNarrow on the masked key plus a gather from "
+        "global memory, as the library's one-block kernels do; cub::BlockMergeSort runs 32-bit rows only.\n\n"
+     << "| tile | bits | radix8 (best) | x copy | best other | x copy | radix8 speedup | radix8 16-bit / 32-bit |\n"
+     << "|---:|---:|---|---:|---|---:|---:|---:|\n";
+  for (int tile : {4096, 8192, 16384}) {
+    double radix_best[2] = {0, 0};
+    for (int bi = 0; bi < 2; ++bi) {
+      const int end_bit = medium::kEndBits[bi];
+      const medium::Row* br = nullptr;
+      const medium::Row* bo = nullptr;
+      int bm = 0, om = 0;
+      double bms = 0, oms = 0;
+      for (const medium::Row& r : rows) {
+        if (r.tile != tile || r.end_bit != end_bit) continue;
+        for (int m = 0; m < kNumMethods; ++m) {
+          if (!r.ok[m]) continue;
+          if (m < medium::kNumRadix8) {
+            if (!br || r.ms[m] < bms) { br = &r; bm = m; bms = r.ms[m]; }
+          } else if (!bo || r.ms[m] < oms) {
+            bo = &r; om = m; oms = r.ms[m];
+          }
+        }
+      }
+      radix_best[bi] = br ? bms : 0;
+      md << "| " << tile << " | " << end_bit << " | ";
+      if (br) md << medium::kShort[bm] << " " << br->threads << "x" << br->items << " | " << bms / copy_ms;
+      else md << "- | FAILED";
+      md << " | ";
+      if (bo) md << medium::kShort[om] << " " << bo->threads << "x" << bo->items << " | " << oms / copy_ms;
+      else md << "- | FAILED";
+      md << " | " << (br && bo ? oms / bms : 0) << "x | ";
+      if (bi == 1 && radix_best[0] > 0 && radix_best[1] > 0) md << radix_best[1] / radix_best[0];
+      else md << "-";
+      md << " |\n";
+    }
+  }
+  md << "\n### Every shape (x copy; - = not applicable)\n\n| tile | bits | shape";
+  for (int m = 0; m < kNumMethods; ++m) md << " | " << medium::kShort[m];
+  md << " |\n|---:|---:|---";
+  for (int m = 0; m < kNumMethods; ++m) md << "|---:";
+  md << "|\n";
+  bool first = true;
+  for (const medium::Row& r : rows) {
+    md << "| " << r.tile << " | " << r.end_bit << " | " << r.threads << "x" << r.items;
+    for (int m = 0; m < kNumMethods; ++m) {
+      if (r.ok[m]) md << " | " << r.ms[m] / copy_ms;
+      else md << (r.ms[m] == 0 ? " | -" : " | WRONG");
+    }
+    md << " |\n";
+    js << (first ? "" : ",") << "\n    {\"tile\": " << r.tile << ", \"end_bit\": " << r.end_bit
+       << ", \"threads\": " << r.threads << ", \"items\": " << r.items << ", \"ms\": {";
+    for (int m = 0; m < kNumMethods; ++m)
+      js << (m ? ", " : "") << "\"" << medium::kShort[m] << "\": " << (r.ok[m] ? r.ms[m] : (r.ms[m] == 0 ? 0.0 : -1.0));
+    js << "}}";
+    first = false;
+  }
+}
+
 }  // namespace
 
 int run_block_suite(const SuiteOptions& o) {
   std::size_t total = std::size_t(1) << 24;
+  bool radix_only = false;
   for (std::size_t i = 0; i < o.args.size(); ++i) {
     if (o.args[i] == "--items" && i + 1 < o.args.size()) {
       total = std::strtoull(o.args[++i].c_str(), nullptr, 0);
+    } else if (o.args[i] == "--radix-only") {
+      radix_only = true;
     } else {
       std::fprintf(stderr, "tilesort-bench --suite block: unknown option %s\n", o.args[i].c_str());
       return 64;
     }
   }
-  total = std::max<std::size_t>(4096, total / 4096 * 4096);  // whole tiles of every size
+  total = std::max<std::size_t>(16384, total / 16384 * 16384);  // whole tiles of every size
 
   // Uniform random u32 keys; values = input index, so stability is checked exactly.
   std::vector<u32> keys(total), values(total);
@@ -245,7 +526,7 @@ int run_block_suite(const SuiteOptions& o) {
   std::vector<Row> rows;
   std::vector<u32> want_k(total), want_v(total), got_k(total), got_v(total);
   bool all_ok = true;
-  for (const TileSize& size : tile_sizes()) {
+  for (const TileSize& size : radix_only ? std::vector<TileSize>() : tile_sizes()) {
     // Expected: each tile stably sorted (values are increasing input indices).
     parallel_for(total / size.items, 64, [&](std::size_t b0, std::size_t b1) {
       std::vector<std::pair<u32, u32>> tile(size.items);
@@ -292,6 +573,60 @@ int run_block_suite(const SuiteOptions& o) {
       rows.push_back(row);
     }
   }
+  // Medium tiles: every method on every shape, for each compared range;
+  // expected = each tile stably sorted by the key's low end_bit bits.
+  std::vector<medium::Row> medium_rows;
+  for (const medium::TileSize& size : medium::tile_sizes()) {
+    for (const int end_bit : medium::kEndBits) {
+      const u32 mask = end_bit >= 32 ? ~0u : (1u << end_bit) - 1u;
+      parallel_for(total / size.items, 64, [&](std::size_t b0, std::size_t b1) {
+        std::vector<std::pair<u32, u32>> tile(size.items);
+        for (std::size_t b = b0; b < b1; ++b) {
+          const std::size_t base = b * size.items;
+          for (int i = 0; i < size.items; ++i) tile[i] = {keys[base + i], values[base + i]};
+          std::stable_sort(tile.begin(), tile.end(),
+                           [mask](const auto& a, const auto& c) { return (a.first & mask) < (c.first & mask); });
+          for (int i = 0; i < size.items; ++i) {
+            want_k[base + i] = tile[i].first;
+            want_v[base + i] = tile[i].second;
+          }
+        }
+      });
+      const unsigned grid = unsigned(total / size.items);
+      for (const medium::Shape& s : size.shapes) {
+        medium::Row row{size.items, end_bit, s.threads, s.items, {}, {}};
+        for (int m = 0; m < medium::kNumMethods; ++m) {
+          const medium::MethodEntry& e = s.methods[m];
+          if (!(end_bit == 32 ? e.full_range : e.partial_ranges)) continue;  // "-" in the report
+          BENCH_CUDA_CHECK(cudaFuncSetAttribute(e.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, e.smem));
+          const auto launch = [&] {
+            e.kernel<<<grid, s.threads, e.smem, stream>>>(d_in_k, d_in_v, d_out_k, d_out_v, end_bit);
+            BENCH_CUDA_CHECK(cudaGetLastError());
+          };
+          BENCH_CUDA_CHECK(cudaMemsetAsync(d_out_k, 0, bytes, stream));
+          BENCH_CUDA_CHECK(cudaMemsetAsync(d_out_v, 0, bytes, stream));
+          launch();
+          BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+          BENCH_CUDA_CHECK(cudaMemcpy(got_k.data(), d_out_k, bytes, cudaMemcpyDeviceToHost));
+          BENCH_CUDA_CHECK(cudaMemcpy(got_v.data(), d_out_v, bytes, cudaMemcpyDeviceToHost));
+          row.ok[m] = got_k == want_k && got_v == want_v;
+          if (!row.ok[m]) {
+            all_ok = false;
+            row.ms[m] = -1;
+            std::fprintf(stderr, "tilesort-bench --suite block: %s %dx%d bits [0, %d): WRONG OUTPUT\n",
+                         medium::kMethods[m], s.threads, s.items, end_bit);
+            continue;
+          }
+          row.ms[m] = time_ms(launch);
+        }
+        std::fprintf(stderr, "medium %5d bits [0,%2d) %4dx%-2d ", size.items, end_bit, s.threads, s.items);
+        for (int m = 0; m < medium::kNumMethods; ++m) std::fprintf(stderr, " %s %.3f", medium::kShort[m], row.ms[m]);
+        std::fprintf(stderr, " ms (copy %.3f ms)\n", copy_ms);
+        medium_rows.push_back(row);
+      }
+    }
+  }
+
   BENCH_CUDA_CHECK(cudaStreamDestroy(stream));
   cudaFree(d_in_k);
   cudaFree(d_in_v);
@@ -307,16 +642,17 @@ int run_block_suite(const SuiteOptions& o) {
      << "command: " << o.command_line << "\\\n"
      << "pairs: " << total << " u32 key + u32 value, uniform random keys; one tile per block, global -> sort -> global\\\n"
      << "timing: median of " << o.reps << " CUDA-event timings after " << o.warmup
-     << " warm-ups; copy = cudaMemcpyAsync D2D of the same keys + values bytes: " << copy_ms << " ms\n\n"
-     << "## Best shape per method and tile size (x copy, lower is better)\n\n"
+     << " warm-ups; copy = cudaMemcpyAsync D2D of the same keys + values bytes: " << copy_ms << " ms\n\n";
+  js << "{\n  \"suite\": \"block\",\n  \"commit\": \"" << o.commit << "\",\n  \"date\": \"" << o.date
+     << "\",\n  \"device\": \"" << o.device << "\",\n  \"pairs\": " << total << ",\n  \"copy_ms\": " << copy_ms
+     << ",\n  \"rows\": [";
+  if (!radix_only) {
+  md << "## Best shape per method and tile size (x copy, lower is better)\n\n"
      << "tilesort = the best of its strategies (bitonic network / warp runs + merge) x output arrangement "
         "(blocked with vector stores / striped); the default strategy (BlockSortPolicy) is bitonic below "
      << kDefaultMergeFrom << " items, runs + merge from " << kDefaultMergeFrom << ".\n\n"
      << "| tile | tilesort shape | tilesort x copy | radix shape | radix x copy | merge shape | merge x copy | "
         "speedup vs best CUB |\n|---:|---|---:|---|---:|---|---:|---:|\n";
-  js << "{\n  \"suite\": \"block\",\n  \"commit\": \"" << o.commit << "\",\n  \"date\": \"" << o.date
-     << "\",\n  \"device\": \"" << o.device << "\",\n  \"pairs\": " << total << ",\n  \"copy_ms\": " << copy_ms
-     << ",\n  \"rows\": [";
   for (const TileSize& size : tile_sizes()) {
     // best[0]: tilesort (either output arrangement), best[1]: radix, best[2]: merge.
     const Row* best[3] = {nullptr, nullptr, nullptr};
@@ -369,13 +705,17 @@ int run_block_suite(const SuiteOptions& o) {
     js << "]}";
     first = false;
   }
+  }  // !radix_only
+  js << "\n  ],\n  \"medium_rows\": [";
+  write_medium_report(medium_rows, copy_ms, md, js);
   js << "\n  ]\n}\n";
   std::printf("%s", md.str().c_str());
   if (!o.out.empty() && !write_suite_reports(o.out, md.str(), js.str())) return 1;
   return all_ok ? 0 : 1;
 }
 
-TILESORT_BENCH_SUITE("block", "device API BlockSort vs cub::BlockRadixSort / BlockMergeSort, u32 pairs per tile",
-                     run_block_suite);
+TILESORT_BENCH_SUITE("block",
+                     "device API BlockSort / BlockRadixSort8 vs cub::BlockRadixSort / BlockMergeSort, u32 pairs per tile",
+                     run_block_suite, "--items N      pairs (default 2^24, rounded to whole 16384-item tiles)\n--radix-only   only the medium-tile part (BlockRadixSort8 vs BlockSort and CUB)");
 
 }  // namespace bench

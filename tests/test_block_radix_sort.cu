@@ -1,0 +1,578 @@
+// Device API tests: block::BlockRadixSort8 inside test kernels, against a
+// CPU reference: std::stable_sort of each tile's valid prefix by the compared
+// bits [begin_bit, end_bit) of the encoded key (KeyCodec, the same encoding
+// the device uses), cross-checked for full ranges against the library's
+// reference (reference.hpp), which orders floats from first principles.
+//
+// Every test skips visibly without a CUDA device. Tests named *Sanitizer*
+// are the small subset for compute-sanitizer memcheck / racecheck / synccheck.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "gpu_test_util.hpp"
+#include "reference.hpp"
+#include "tilesort/block/block_radix_sort.cuh"
+
+namespace {
+
+using tilesort::KeysOnly;
+using tilesort::block::Arrangement;
+using tilesort::block::BlockRadixSort8;
+using tilesort::block::RadixMatch;
+using tstest::DeviceBuffer;
+using tstest::Dist;
+using tstest::KeyType;
+using tstest::Order;
+using tstest::Rng;
+
+template <class K> constexpr KeyType key_type_of();
+template <> constexpr KeyType key_type_of<std::uint32_t>() { return KeyType::u32; }
+template <> constexpr KeyType key_type_of<std::int32_t>() { return KeyType::i32; }
+template <> constexpr KeyType key_type_of<float>() { return KeyType::f32; }
+template <> constexpr KeyType key_type_of<std::uint64_t>() { return KeyType::u64; }
+template <> constexpr KeyType key_type_of<std::int64_t>() { return KeyType::i64; }
+template <> constexpr KeyType key_type_of<double>() { return KeyType::f64; }
+
+template <class V> constexpr bool kWithValues = !std::is_same<V, KeysOnly>::value;
+// Host-side storage type of the values (KeysOnly: a dummy that is never compared).
+template <class V> using HostValue = std::conditional_t<kWithValues<V>, V, std::uint32_t>;
+
+// The header's shared-memory figures (block_radix_sort.cuh, docs/device_api.md).
+static_assert(sizeof(BlockRadixSort8<std::uint32_t, std::uint32_t, 256, 16>::TempStorage) == 43040, "");
+static_assert(sizeof(BlockRadixSort8<std::uint32_t, std::uint32_t, 512, 16>::TempStorage) == 85056, "");
+static_assert(sizeof(BlockRadixSort8<std::uint32_t, std::uint32_t, 1024, 16>::TempStorage) == 169088, "");
+static_assert(sizeof(BlockRadixSort8<std::uint32_t, std::uint32_t, 1024, 23>::TempStorage) == 228224, "");
+static_assert(sizeof(BlockRadixSort8<std::uint32_t, std::uint32_t, 1024, 24>::TempStorage) > 232448, "");
+static_assert(sizeof(BlockRadixSort8<std::uint32_t, std::uint32_t, 512, 50>::TempStorage) == 228672, "");
+
+/// Tile position of register r of thread t (written here independently of the header).
+template <Arrangement A, int T, int I>
+__host__ __device__ int position_of(int t, int r) {
+  if (A == Arrangement::blocked) return t * I + r;
+  if (A == Arrangement::striped) return r * T + t;
+  return (t / 32) * (32 * I) + r * 32 + t % 32;
+}
+
+/// How the kernel calls the sort: the arrangement-named wrappers (Sort,
+/// SortBlockedToStriped, else SortArranged), or SortEncoded on keys the
+/// kernel encodes itself.
+enum class Api { typed, encoded };
+
+template <class K, class V, int T, int I, Arrangement IN, Arrangement OUT, RadixMatch M, Api API>
+__global__ void __launch_bounds__(T) radix_kernel(const K* in_keys, const HostValue<V>* in_values, K* out_keys,
+                                                  HostValue<V>* out_values, const int* valid, Order order,
+                                                  int begin_bit, int end_bit) {
+  using Sort = BlockRadixSort8<K, V, T, I, M>;
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  auto& temp = *reinterpret_cast<typename Sort::TempStorage*>(shared_raw);
+  const std::size_t tile = std::size_t(blockIdx.x) * Sort::kTileItems;
+  const int t = int(threadIdx.x);
+  const int n = valid[blockIdx.x];
+  K key[I];
+  HostValue<V> value[I];
+#pragma unroll
+  for (int r = 0; r < I; ++r) {
+    // Slots past the valid prefix hold junk the sort must ignore.
+    key[r] = in_keys[tile + position_of<IN, T, I>(t, r)];
+    if constexpr (kWithValues<V>) value[r] = in_values[tile + position_of<IN, T, I>(t, r)];
+  }
+  if constexpr (API == Api::encoded) {
+    using Bits = typename Sort::Bits;
+    const auto codec = tilesort::codec_for<K>(order == Order::descending);
+    Bits bits[I];
+#pragma unroll
+    for (int r = 0; r < I; ++r) bits[r] = codec.encode(tilesort::bit_cast_to<Bits>(key[r]));
+    if constexpr (kWithValues<V>) Sort(temp).template SortEncoded<IN, OUT>(bits, value, n, begin_bit, end_bit);
+    else Sort(temp).template SortEncoded<IN, OUT>(bits, n, begin_bit, end_bit);
+#pragma unroll
+    for (int r = 0; r < I; ++r) key[r] = tilesort::bit_cast_to<K>(codec.decode(bits[r]));
+  } else if constexpr (IN == Arrangement::blocked && OUT == Arrangement::blocked) {
+    if constexpr (kWithValues<V>) Sort(temp).Sort(key, value, n, order, begin_bit, end_bit);
+    else Sort(temp).Sort(key, n, order, begin_bit, end_bit);
+  } else if constexpr (IN == Arrangement::blocked && OUT == Arrangement::striped) {
+    if constexpr (kWithValues<V>) Sort(temp).SortBlockedToStriped(key, value, n, order, begin_bit, end_bit);
+    else Sort(temp).SortBlockedToStriped(key, n, order, begin_bit, end_bit);
+  } else {
+    if constexpr (kWithValues<V>) Sort(temp).template SortArranged<IN, OUT>(key, value, n, order, begin_bit, end_bit);
+    else Sort(temp).template SortArranged<IN, OUT>(key, n, order, begin_bit, end_bit);
+  }
+#pragma unroll
+  for (int r = 0; r < I; ++r) {
+    const int rank = position_of<OUT, T, I>(t, r);
+    if (rank < n) {
+      out_keys[tile + rank] = key[r];
+      if constexpr (kWithValues<V>) out_values[tile + rank] = value[r];
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Host side
+// ---------------------------------------------------------------------------
+
+const char* name_of(Arrangement a) {
+  return a == Arrangement::blocked ? "blocked" : a == Arrangement::striped ? "striped" : "warp_striped";
+}
+
+template <class T>
+void upload(DeviceBuffer& d, const std::vector<T>& v) {
+  tstest::upload_bytes(d, v.data(), v.size() * sizeof(T));
+}
+template <class T>
+void download(std::vector<T>& v, const DeviceBuffer& d) {
+  std::vector<unsigned char> bytes;
+  tstest::download_bytes(bytes, d, v.size() * sizeof(T));
+  if (!bytes.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
+}
+
+/// The expected result: each tile's valid prefix stably sorted by bits
+/// [begin_bit, end_bit) of the encoded key.
+template <class K, class V>
+void expected_tiles(const std::vector<K>& keys, const std::vector<HostValue<V>>& values, const std::vector<int>& valid,
+                    int tile_items, Order order, int begin_bit, int end_bit, std::vector<K>& want_keys,
+                    std::vector<HostValue<V>>& want_values) {
+  using Bits = typename tilesort::KeyTraits<K>::Bits;
+  const auto codec = tilesort::codec_for<K>(order == Order::descending);
+  const int width = end_bit - begin_bit;
+  const Bits mask = width >= int(sizeof(Bits) * 8) ? Bits(~Bits(0)) : Bits((Bits(1) << width) - 1);
+  want_keys = keys;
+  want_values = values;
+  std::vector<Bits> field;
+  std::vector<std::uint32_t> idx;
+  for (std::size_t b = 0; b < valid.size(); ++b) {
+    const std::size_t base = b * std::size_t(tile_items);
+    const int n = valid[b];
+    field.resize(std::size_t(n));
+    idx.resize(std::size_t(n));
+    for (int i = 0; i < n; ++i) {
+      const Bits e = codec.encode(tilesort::bit_cast_to<Bits>(keys[base + i]));
+      field[i] = width == 0 ? Bits(0) : Bits((e >> begin_bit) & mask);
+      idx[i] = std::uint32_t(i);
+    }
+    std::stable_sort(idx.begin(), idx.end(), [&](std::uint32_t x, std::uint32_t y) { return field[x] < field[y]; });
+    for (int i = 0; i < n; ++i) {
+      want_keys[base + i] = keys[base + idx[i]];
+      want_values[base + i] = values[base + idx[i]];
+    }
+  }
+}
+
+/// Runs one configuration over tiles with the given valid counts and
+/// compares every valid rank, keys bit for bit, values exactly (they are
+/// unique, so stability is checked too).
+template <class K, class V, int T, int I, Arrangement IN = Arrangement::blocked, Arrangement OUT = Arrangement::blocked,
+          RadixMatch M = RadixMatch::ballot, Api API = Api::typed>
+void check_radix(const std::vector<int>& valid, Order order, Dist dist, int begin_bit, int end_bit, Rng& rng) {
+  using Sort = BlockRadixSort8<K, V, T, I, M>;
+  constexpr int kTile = Sort::kTileItems;
+  std::ostringstream what;
+  what << "BlockRadixSort8<" << tstest::name_of(key_type_of<K>())
+       << (kWithValues<V> ? (sizeof(V) == 8 ? ", b64" : ", b32") : ", keys") << ", " << T << "x" << I << ", "
+       << (M == RadixMatch::ballot ? "ballot" : "match_any") << "> " << name_of(IN) << " -> " << name_of(OUT)
+       << (API == Api::encoded ? " (SortEncoded)" : "") << " " << tstest::name_of(order) << " "
+       << tstest::name_of(dist) << " bits [" << begin_bit << ", " << end_bit << ")";
+  SCOPED_TRACE(what.str());
+
+  const std::size_t slots = valid.size() * std::size_t(kTile);
+  const std::vector<K> keys = tstest::generate_keys_typed<K>(dist, slots, rng);
+  std::vector<HostValue<V>> values(slots);
+  for (std::size_t i = 0; i < slots; ++i) values[i] = HostValue<V>(i * 2654435761u + 7);
+  std::vector<K> want_keys;
+  std::vector<HostValue<V>> want_values;
+  expected_tiles<K, V>(keys, values, valid, kTile, order, begin_bit, end_bit, want_keys, want_values);
+
+  if (begin_bit == 0 && end_bit == int(sizeof(K) * 8)) {
+    // Full range: the encoded-bits reference must agree with reference.hpp's
+    // (NaNs last, -0.0 before +0.0, descending).
+    std::vector<K> ref_keys = keys;
+    std::vector<HostValue<V>> ref_values = values;
+    for (std::size_t b = 0; b < valid.size(); ++b) {
+      const std::vector<std::uint64_t> offsets = {b * kTile, b * kTile + std::size_t(valid[b])};
+      tstest::reference_segmented_sort(key_type_of<K>(), order, 0, int(sizeof(K) * 8),
+                                       reinterpret_cast<unsigned char*>(ref_keys.data()), sizeof(HostValue<V>),
+                                       reinterpret_cast<unsigned char*>(ref_values.data()), offsets);
+    }
+    ASSERT_EQ(std::memcmp(ref_keys.data(), want_keys.data(), slots * sizeof(K)), 0) << "reference disagreement";
+    ASSERT_TRUE(ref_values == want_values) << "reference disagreement";
+  }
+
+  DeviceBuffer d_in_k, d_in_v, d_out_k, d_out_v, d_valid;
+  ASSERT_NO_FATAL_FAILURE(upload(d_in_k, keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_in_v, values));
+  ASSERT_NO_FATAL_FAILURE(upload(d_out_k, keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_out_v, values));
+  ASSERT_NO_FATAL_FAILURE(upload(d_valid, valid));
+  const auto kernel = radix_kernel<K, V, T, I, IN, OUT, M, API>;
+  constexpr int kSmem = int(sizeof(typename Sort::TempStorage));
+  TS_CUDA_ASSERT(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  if (!valid.empty()) {
+    kernel<<<unsigned(valid.size()), T, kSmem>>>(d_in_k.as<K>(), d_in_v.as<HostValue<V>>(), d_out_k.as<K>(),
+                                                 d_out_v.as<HostValue<V>>(), d_valid.as<int>(), order, begin_bit,
+                                                 end_bit);
+  }
+  TS_CUDA_ASSERT(cudaGetLastError());
+  TS_CUDA_ASSERT(cudaDeviceSynchronize());
+  std::vector<K> got_keys(slots);
+  std::vector<HostValue<V>> got_values(slots);
+  ASSERT_NO_FATAL_FAILURE(download(got_keys, d_out_k));
+  ASSERT_NO_FATAL_FAILURE(download(got_values, d_out_v));
+  for (std::size_t b = 0; b < valid.size(); ++b) {
+    for (int rank = 0; rank < valid[b]; ++rank) {
+      const std::size_t i = b * kTile + std::size_t(rank);
+      const bool key_ok = std::memcmp(&want_keys[i], &got_keys[i], sizeof(K)) == 0;
+      const bool value_ok = !kWithValues<V> || want_values[i] == got_values[i];
+      if (!key_ok || !value_ok) {
+        ADD_FAILURE() << "tile " << b << " (valid " << valid[b] << "), rank " << rank << ": key "
+                      << (key_ok ? "ok" : "differs") << ", value " << (value_ok ? "ok" : "differs") << "; "
+                      << tstest::seed_message();
+        return;
+      }
+    }
+  }
+}
+
+/// Valid counts per tile: the edges (0, 1, tile - 1, tile), a few around a
+/// warp, and random ones.
+std::vector<int> valid_counts(int tile, Rng& rng, int samples = 6) {
+  std::vector<int> v = {tile, 0, 1, tile - 1, 31, 33, tile / 2 + 1, tile};
+  for (int s = 0; s < samples; ++s) v.push_back(int(rng() % std::uint64_t(tile + 1)));
+  for (int& n : v) n = std::min(n, tile);
+  return v;
+}
+
+const std::vector<Dist> kTypeDists = {Dist::uniform, Dist::specials, Dist::few_unique};
+
+template <class K, class V, int T, int I>
+void check_type_full_range(Rng& rng) {
+  for (Order order : {Order::ascending, Order::descending})
+    for (Dist dist : kTypeDists)
+      ASSERT_NO_FATAL_FAILURE(
+          (check_radix<K, V, T, I>(valid_counts(T * I, rng), order, dist, 0, int(sizeof(K) * 8), rng)));
+}
+
+template <class K, int T, int I>
+void check_type_all_values(Rng& rng) {
+  ASSERT_NO_FATAL_FAILURE((check_type_full_range<K, KeysOnly, T, I>(rng)));
+  ASSERT_NO_FATAL_FAILURE((check_type_full_range<K, std::uint32_t, T, I>(rng)));
+  ASSERT_NO_FATAL_FAILURE((check_type_full_range<K, std::uint64_t, T, I>(rng)));
+}
+
+/// Bit ranges of a K key: 16-bit halves, a middle byte pair, the full
+/// range, 1-bit ranges at both ends and inside, a partial last digit, an
+/// empty range.
+template <class K>
+std::vector<std::pair<int, int>> bit_ranges() {
+  if (sizeof(K) == 4)
+    return {{0, 16}, {8, 24}, {16, 32}, {0, 32}, {0, 1}, {31, 32}, {17, 18}, {1, 32}, {3, 14}, {5, 5}};
+  return {{0, 16}, {8, 24}, {0, 64}, {0, 32}, {32, 64}, {0, 1}, {63, 64}, {40, 41}, {3, 61}, {20, 20}};
+}
+
+template <class K, class V, int T, int I, Arrangement IN, Arrangement OUT, RadixMatch M = RadixMatch::ballot>
+void check_bit_ranges(const std::vector<Dist>& dists, Rng& rng) {
+  for (const auto& range : bit_ranges<K>())
+    for (Order order : {Order::ascending, Order::descending})
+      for (Dist dist : dists)
+        ASSERT_NO_FATAL_FAILURE((check_radix<K, V, T, I, IN, OUT, M>(valid_counts(T * I, rng, 2), order, dist,
+                                                                     range.first, range.second, rng)));
+}
+
+// ---------------------------------------------------------------------------
+// CPU checks of the index arithmetic (detail::RadixLayout, the header's own
+// functions) and a CPU model of the passes built on it
+// ---------------------------------------------------------------------------
+
+/// Most distinct words one warp instruction touches in one bank (1 = conflict free).
+template <class F>
+int worst_bank_load(F&& word_of_lane) {
+  int bank_load[32] = {};
+  int worst = 0;
+  for (int lane = 0; lane < 32; ++lane) worst = std::max(worst, ++bank_load[word_of_lane(lane) % 32]);
+  return worst;
+}
+
+template <int T, int I>
+void check_layout() {
+  using L = tilesort::block::detail::RadixLayout<T, I>;
+  SCOPED_TRACE(::testing::Message() << "RadixLayout<" << T << ", " << I << ">");
+  constexpr int kN = T * I;
+  // Slots: padded(index_of) in closed form, a bijection onto the plane.
+  for (Arrangement a : {Arrangement::blocked, Arrangement::striped, Arrangement::warp_striped}) {
+    std::vector<int> seen(L::kStride, 0);
+    for (int t = 0; t < T; ++t) {
+      for (int r = 0; r < I; ++r) {
+        const int index = a == Arrangement::blocked ? L::template index_of<Arrangement::blocked>(t, r)
+                          : a == Arrangement::striped ? L::template index_of<Arrangement::striped>(t, r)
+                                                      : L::template index_of<Arrangement::warp_striped>(t, r);
+        const int slot = a == Arrangement::blocked ? L::template slot_of<Arrangement::blocked>(t, r)
+                         : a == Arrangement::striped ? L::template slot_of<Arrangement::striped>(t, r)
+                                                     : L::template slot_of<Arrangement::warp_striped>(t, r);
+        ASSERT_EQ(index, (a == Arrangement::blocked ? position_of<Arrangement::blocked, T, I>(t, r)
+                          : a == Arrangement::striped ? position_of<Arrangement::striped, T, I>(t, r)
+                                                      : position_of<Arrangement::warp_striped, T, I>(t, r)));
+        ASSERT_EQ(slot, L::padded(index)) << name_of(a) << " t " << t << " r " << r;
+        ASSERT_LT(slot, L::kStride);
+        ++seen[slot];
+      }
+    }
+    int used = 0;
+    for (int c : seen) { ASSERT_LE(c, 1); used += c; }
+    ASSERT_EQ(used, kN);
+  }
+  // Conflict-free register loops (the header's claim): striped and
+  // warp-striped always, blocked when ITEMS divides 32.
+  for (int w = 0; w < T / 32; ++w) {
+    for (int r = 0; r < I; ++r) {
+      ASSERT_EQ(worst_bank_load([&](int l) { return L::template slot_of<Arrangement::striped>(32 * w + l, r); }), 1);
+      ASSERT_EQ(worst_bank_load([&](int l) { return L::template slot_of<Arrangement::warp_striped>(32 * w + l, r); }), 1);
+      if (32 % I == 0)
+        ASSERT_EQ(worst_bank_load([&](int l) { return L::template slot_of<Arrangement::blocked>(32 * w + l, r); }), 1);
+    }
+  }
+  // The scan visits every (digit, warp) counter once, in (digit, warp) order.
+  std::vector<int> seen(256 * L::kCounterStride, 0);
+  for (int t = 0; t < T; ++t) {
+    for (int j = 0; j < L::kCountersPerThread; ++j) {
+      const int k = t * L::kCountersPerThread + j;
+      ASSERT_EQ(L::scan_base(t) + L::scan_offset(j), L::counter(k / (T / 32), k % (T / 32))) << "t " << t << " j " << j;
+      ++seen[L::scan_base(t) + L::scan_offset(j)];
+    }
+  }
+  for (int d = 0; d < 256; ++d)
+    for (int w = 0; w < T / 32; ++w) ASSERT_EQ(seen[L::counter(d, w)], 1);
+  // Bank loads: one warp's counters of 32 consecutive digits (the clear) are
+  // conflict free; the scan's reads are conflict free at 256 and 1024
+  // threads, 2-way at 512 (the header's figures).
+  for (int w = 0; w < T / 32; ++w)
+    for (int k = 0; k < 8; ++k) ASSERT_EQ(worst_bank_load([&](int l) { return L::counter(l + 32 * k, w); }), 1);
+  int scan_worst = 0;
+  for (int w = 0; w < T / 32; ++w)
+    for (int j = 0; j < L::kCountersPerThread; ++j)
+      scan_worst = std::max(scan_worst, worst_bank_load([&](int l) { return L::scan_base(32 * w + l) + L::scan_offset(j); }));
+  if (T == 256 || T == 1024) ASSERT_EQ(scan_worst, 1);
+  if (T == 512) ASSERT_EQ(scan_worst, 2);
+}
+
+/// A CPU model of sort_bits (blocked in, OUT out) on encoded 32-bit keys,
+/// step by step on RadixLayout's addresses: the per-warp match ranking in
+/// (register, lane) order, the counter scan in (digit, warp) order, the
+/// scatter to padded ranks, values kept in their plane. Returns, per output
+/// rank, the input position it holds.
+template <int T, int I, Arrangement OUT>
+std::vector<std::uint32_t> model_sort(const std::vector<std::uint32_t>& encoded, int valid, int begin_bit,
+                                      int end_bit) {
+  using L = tilesort::block::detail::RadixLayout<T, I>;
+  constexpr int kW = T / 32;
+  std::vector<std::uint32_t> kplane(L::kStride), vplane(L::kStride), counters(256 * L::kCounterStride);
+  std::vector<std::uint32_t> key(T * I), value(T * I), item(T * I);  // registers [t * I + r]
+  for (int t = 0; t < T; ++t) {
+    for (int r = 0; r < I; ++r) {
+      const int p = L::template index_of<Arrangement::blocked>(t, r);
+      key[t * I + r] = p < valid ? encoded[p] : ~0u;
+      vplane[L::template slot_of<Arrangement::blocked>(t, r)] = std::uint32_t(p);  // the value: its position
+      kplane[L::template slot_of<Arrangement::blocked>(t, r)] = key[t * I + r];
+    }
+  }
+  for (int t = 0; t < T; ++t)
+    for (int r = 0; r < I; ++r) key[t * I + r] = kplane[L::template slot_of<Arrangement::warp_striped>(t, r)];
+  for (int shift = begin_bit; shift < end_bit; shift += 8) {
+    const int bits = std::min(8, end_bit - shift);
+    const std::uint32_t mask = (1u << bits) - 1u;
+    std::fill(counters.begin(), counters.end(), 0u);
+    for (int w = 0; w < kW; ++w) {
+      for (int r = 0; r < I; ++r) {
+        std::uint32_t d[32], before[32], peers[32];
+        for (int l = 0; l < 32; ++l) d[l] = (key[(32 * w + l) * I + r] >> shift) & mask;
+        for (int l = 0; l < 32; ++l) {
+          peers[l] = 0;
+          for (int m = 0; m < 32; ++m) peers[l] |= (d[m] == d[l] ? 1u : 0u) << m;
+          before[l] = counters[L::counter(int(d[l]), w)];
+        }
+        for (int l = 0; l < 32; ++l) {
+          const std::uint32_t lower = std::uint32_t(__builtin_popcount(peers[l] & ((1u << l) - 1u)));
+          if (lower == 0) counters[L::counter(int(d[l]), w)] = before[l] + std::uint32_t(__builtin_popcount(peers[l]));
+          item[(32 * w + l) * I + r] = (d[l] << 16) | (before[l] + lower);
+        }
+      }
+    }
+    std::uint32_t running = 0;  // the scan, thread by thread (what the warp scans add up to)
+    for (int t = 0; t < T; ++t) {
+      for (int j = 0; j < L::kCountersPerThread; ++j) {
+        std::uint32_t& c = counters[L::scan_base(t) + L::scan_offset(j)];
+        const std::uint32_t n = c;
+        c = running;
+        running += n;
+      }
+    }
+    std::vector<std::uint32_t> vregs(T * I);
+    for (int t = 0; t < T; ++t) {
+      for (int r = 0; r < I; ++r) {
+        std::uint32_t& it = item[t * I + r];
+        it = counters[L::counter(int(it >> 16), t / 32)] + (it & 0xFFFFu);
+        kplane[L::padded(int(it))] = key[t * I + r];
+        vregs[t * I + r] = vplane[L::template slot_of<Arrangement::warp_striped>(t, r)];
+      }
+    }
+    for (int t = 0; t < T; ++t)
+      for (int r = 0; r < I; ++r) vplane[L::padded(int(item[t * I + r]))] = vregs[t * I + r];
+    for (int t = 0; t < T; ++t)
+      for (int r = 0; r < I; ++r) key[t * I + r] = kplane[L::template slot_of<Arrangement::warp_striped>(t, r)];
+  }
+  std::vector<std::uint32_t> out(T * I);
+  for (int t = 0; t < T; ++t)
+    for (int r = 0; r < I; ++r)
+      out[L::template index_of<OUT>(t, r)] = vplane[L::template slot_of<OUT>(t, r)];
+  return out;
+}
+
+template <int T, int I, Arrangement OUT>
+void check_model(Rng& rng) {
+  SCOPED_TRACE(::testing::Message() << "model " << T << "x" << I << " -> " << name_of(OUT));
+  constexpr int kN = T * I;
+  for (int trial = 0; trial < 6; ++trial) {
+    std::vector<std::uint32_t> enc(kN);
+    const int kind = trial % 3;
+    for (auto& e : enc) e = kind == 0 ? std::uint32_t(rng()) : kind == 1 ? std::uint32_t(rng() % 5) : 7u;
+    const int valid = trial < 3 ? kN : int(rng() % std::uint64_t(kN + 1));
+    for (const auto& range : {std::make_pair(0, 32), std::make_pair(0, 16), std::make_pair(3, 14), std::make_pair(31, 32)}) {
+      const std::uint32_t mask = range.second - range.first >= 32 ? ~0u : (1u << (range.second - range.first)) - 1u;
+      std::vector<std::uint32_t> want(valid);
+      std::iota(want.begin(), want.end(), 0u);
+      std::stable_sort(want.begin(), want.end(), [&](std::uint32_t a, std::uint32_t b) {
+        return ((enc[a] >> range.first) & mask) < ((enc[b] >> range.first) & mask);
+      });
+      const std::vector<std::uint32_t> got = model_sort<T, I, OUT>(enc, valid, range.first, range.second);
+      for (int i = 0; i < valid; ++i)
+        ASSERT_EQ(got[i], want[i]) << "rank " << i << " bits [" << range.first << ", " << range.second << ") valid "
+                                   << valid << "; " << tstest::seed_message();
+    }
+  }
+}
+
+}  // namespace
+
+// CPU only: the index arithmetic and a model of the passes (runs everywhere).
+TEST(BlockRadixLayoutHost, SlotsScanAndBanks) {
+  check_layout<32, 1>();
+  check_layout<64, 3>();
+  check_layout<128, 4>();
+  check_layout<256, 16>();
+  check_layout<512, 8>();
+  check_layout<512, 16>();
+  check_layout<512, 32>();
+  check_layout<1024, 16>();
+  check_layout<1024, 23>();
+}
+TEST(BlockRadixLayoutHost, ModelOfThePasses) {
+  Rng rng(tstest::test_seed());
+  check_model<256, 16, Arrangement::striped>(rng);
+  check_model<512, 8, Arrangement::blocked>(rng);
+  check_model<64, 3, Arrangement::warp_striped>(rng);
+  check_model<1024, 4, Arrangement::striped>(rng);
+}
+
+// Every key type x {keys only, 32-bit, 64-bit values} x both orders, with
+// NaNs, -0.0/+0.0 and many duplicates, full range, on a 4096-item tile.
+TEST(BlockRadixSort8, AllTypesOrdersValues_256x16) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  ASSERT_NO_FATAL_FAILURE((check_type_all_values<std::uint32_t, 256, 16>(rng)));
+  ASSERT_NO_FATAL_FAILURE((check_type_all_values<std::int32_t, 256, 16>(rng)));
+  ASSERT_NO_FATAL_FAILURE((check_type_all_values<float, 256, 16>(rng)));
+  ASSERT_NO_FATAL_FAILURE((check_type_all_values<std::uint64_t, 256, 16>(rng)));
+  ASSERT_NO_FATAL_FAILURE((check_type_all_values<std::int64_t, 256, 16>(rng)));
+  ASSERT_NO_FATAL_FAILURE((check_type_all_values<double, 256, 16>(rng)));
+}
+
+// Partial ranges on every key width: 2 passes, 1 pass of 1 bit, partial last
+// digits, none at all; with the layouts the library would use (warp-striped
+// in, striped out) and the blocked ones.
+TEST(BlockRadixSort8, BitRanges) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  constexpr auto kB = Arrangement::blocked;
+  constexpr auto kS = Arrangement::striped;
+  constexpr auto kW = Arrangement::warp_striped;
+  const std::vector<Dist> dists = {Dist::uniform, Dist::few_unique, Dist::low16};
+  ASSERT_NO_FATAL_FAILURE((check_bit_ranges<std::uint32_t, std::uint32_t, 512, 16, kW, kS>(dists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_bit_ranges<std::int32_t, KeysOnly, 256, 16, kB, kB>(dists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_bit_ranges<float, std::uint32_t, 256, 8, kB, kS>({Dist::specials}, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_bit_ranges<std::uint64_t, std::uint32_t, 256, 8, kW, kW>(dists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_bit_ranges<std::int64_t, std::uint64_t, 128, 8, kB, kS>(dists, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_bit_ranges<double, KeysOnly, 128, 4, kW, kB>({Dist::specials}, rng)));
+}
+
+// The designed shapes (4096..16384 items, 256..1024 threads), the largest
+// u32-pair tile, small and odd shapes, both match methods, every
+// arrangement; 32-bit and 16-bit ranges.
+TEST(BlockRadixSort8, Shapes) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  constexpr auto kB = Arrangement::blocked;
+  constexpr auto kS = Arrangement::striped;
+  constexpr auto kW = Arrangement::warp_striped;
+  constexpr auto kAny = RadixMatch::match_any;
+  using u32 = std::uint32_t;
+  for (Order order : {Order::ascending, Order::descending}) {
+    for (int end_bit : {32, 16}) {
+      SCOPED_TRACE(::testing::Message() << "bits [0, " << end_bit << ")");
+      for (Dist dist : {Dist::uniform, Dist::few_unique}) {
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 256, 16, kB, kS>(valid_counts(4096, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 8, kW, kS, kAny>(valid_counts(4096, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 16, kW, kS>(valid_counts(8192, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 16, kB, kB, kAny>(valid_counts(8192, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 8, kB, kW>(valid_counts(8192, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 16, kW, kS>(valid_counts(16384, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 16, kB, kS, kAny>(valid_counts(16384, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 32, kW, kS>(valid_counts(16384, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 23, kB, kS>(valid_counts(23552, rng, 2), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 32, 1, kB, kB>(valid_counts(32, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 64, 3, kB, kS>(valid_counts(192, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, KeysOnly, 128, 5, kW, kB, kAny>(valid_counts(640, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 16, kW, kS, RadixMatch::ballot, Api::encoded>(valid_counts(16384, rng), order, dist, 0, end_bit, rng)));
+      }
+    }
+  }
+}
+
+// Inputs that are easy to get wrong: all keys equal (one digit per pass:
+// stability alone decides), already sorted, reversed, few distinct keys,
+// only low 16 bits set; floats with NaNs and signed zeros.
+TEST(BlockRadixSort8, Distributions) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  constexpr auto kB = Arrangement::blocked;
+  constexpr auto kS = Arrangement::striped;
+  for (Dist dist : tstest::all_dists()) {
+    for (Order order : {Order::ascending, Order::descending}) {
+      ASSERT_NO_FATAL_FAILURE((check_radix<std::uint32_t, std::uint32_t, 1024, 16, kB, kS>(valid_counts(16384, rng, 2), order, dist, 0, 32, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_radix<std::uint32_t, std::uint32_t, 1024, 16, kB, kS>(valid_counts(16384, rng, 2), order, dist, 0, 16, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_radix<float, std::uint32_t, 512, 16, kB, kB>(valid_counts(8192, rng, 2), order, dist, 0, 32, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_radix<double, std::uint64_t, 256, 16, kB, kS>(valid_counts(4096, rng, 2), order, dist, 0, 64, rng)));
+    }
+  }
+}
+
+// Small subset for compute-sanitizer memcheck / racecheck / synccheck: every
+// barrier pattern (blocked and warp-striped input, keys only and with
+// values, 1..8 passes, no pass), partial tiles.
+TEST(BlockRadixSanitizer, PartialTiles) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  constexpr auto kB = Arrangement::blocked;
+  constexpr auto kS = Arrangement::striped;
+  constexpr auto kW = Arrangement::warp_striped;
+  check_radix<std::uint32_t, std::uint32_t, 256, 16, kB, kS>({0, 1, 4095, 4096, 1000}, Order::ascending, Dist::few_unique, 0, 32, rng);
+  check_radix<std::uint32_t, std::uint32_t, 256, 16, kW, kS>({4096, 3}, Order::descending, Dist::uniform, 0, 16, rng);
+  check_radix<std::uint32_t, KeysOnly, 512, 8, kW, kW, RadixMatch::match_any>({4096, 77}, Order::ascending, Dist::uniform, 4, 17, rng);
+  check_radix<double, std::uint64_t, 128, 8, kB, kB>({1024, 5}, Order::descending, Dist::specials, 0, 64, rng);
+  check_radix<std::int32_t, std::uint32_t, 128, 4, kB, kS>({512, 100}, Order::ascending, Dist::uniform, 9, 9, rng);
+}
