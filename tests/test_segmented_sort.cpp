@@ -406,6 +406,35 @@ TEST_F(SegmentedSortBitRanges, IntegerKeys) {
   }
 }
 
+// Calls of at most 16 compared bits take their own kernel in the 4097..16384
+// classes (BlockRadixSort8 on key-position words): 32-bit integer keys,
+// every value width, both orders, widths 1..16 at several offsets, lengths
+// at and around those classes' edges and through the MSD path above them.
+TEST_F(SegmentedSortBitRanges, NarrowRangesThroughTheRadixClasses) {
+  TS_TRACE_SEED();
+  const std::vector<std::pair<int, int>> ranges = {{0, 16}, {16, 32}, {5, 13}, {31, 32}, {0, 9}, {12, 20}};
+  std::vector<std::uint64_t> sizes = {4095, 4096, 4097, 5000, 8191, 8192, 8193, 9999, 12000, 16383, 16384, 16385};
+  if (!small_mode()) sizes.insert(sizes.end(), {30000, 70000, 1, 0, 2});
+  const Dist dists[] = {Dist::uniform, Dist::few_unique, Dist::low16, Dist::all_equal};
+  int i = 0;
+  for (KeyType kt : {KeyType::u32, KeyType::i32}) {  // float keys take no partial bit ranges in the reference
+    for (ValueType vt : {ValueType::none, ValueType::b32, ValueType::b64}) {
+      for (auto [b, e] : ranges) {
+        const Order order = (i % 2) ? Order::descending : Order::ascending;
+        const Dist dist = dists[i++ % 4];
+        SCOPED_TRACE(::testing::Message() << name_of(kt) << " values " << name_of(vt) << " bits [" << b << "," << e
+                                          << ") " << name_of(order) << " " << name_of(dist));
+        std::shuffle(sizes.begin(), sizes.end(), rng_);
+        const HostCase c = make_case(kt, vt, OffsetType::u32, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
+        RunOptions o = random_options(rng_, order, c);
+        o.begin_bit = b;
+        o.end_bit = e;
+        ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------
 // The largest sizes
 // ---------------------------------------------------------------------------
@@ -502,6 +531,20 @@ TEST_F(SanitizerSegmentedSort, BitRangesAndFloatSpecials) {
     const HostCase c = make_case(kt, ValueType::b32, OffsetType::u32, sizes, Dist::specials, rng_);
     RunOptions o;
     o.order = kt == KeyType::f32 ? Order::descending : Order::ascending;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
+TEST_F(SanitizerSegmentedSort, NarrowRadixClasses) {
+  TS_TRACE_SEED();
+  const std::vector<std::uint64_t> sizes = {5000, 8192, 8193, 16384, 3, 12000};
+  for (ValueType vt : {ValueType::none, ValueType::b32, ValueType::b64}) {
+    SCOPED_TRACE(name_of(vt));
+    const HostCase c = make_case(KeyType::u32, vt, OffsetType::u32, sizes, Dist::uniform, rng_, 3, 3);
+    RunOptions o;
+    o.order = vt == ValueType::b32 ? Order::descending : Order::ascending;
+    o.begin_bit = vt == ValueType::none ? 0 : 4;
+    o.end_bit = o.begin_bit + 16;
     ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
   }
 }

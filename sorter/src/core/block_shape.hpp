@@ -33,6 +33,10 @@ enum class BlockAlgorithm { bitonic, radix, merge, none };
 ///   position) words (block::BlockSort::SortPositionsNarrow), half the data
 ///   of the usual words. The second network costs registers, so shapes whose
 ///   occupancy or spills it hurts turn it off.
+/// - kNarrowRadix: those same (16-bit key, 16-bit position) words are sorted
+///   by block::BlockRadixSort8 instead (two 8-bit passes over one 32-bit
+///   plane), in place of BlockSort's narrow network or the cub radix sort.
+///   Its cost falls with the compared bits; it pays from 8K-item tiles on.
 /// - kStageValues: values are gathered into shared memory instead of
 ///   registers (keys, positions and values of 16 items do not fit the 64
 ///   registers a 1024-thread block allows).
@@ -48,6 +52,7 @@ enum class BlockAlgorithm { bitonic, radix, merge, none };
 struct BlockSortOptions {
   static constexpr int kRadixBits = 4;
   static constexpr bool kNarrowWords = true;
+  static constexpr bool kNarrowRadix = false;
   static constexpr bool kStageValues = false;
   static constexpr int kMinBlocks = 0;
   static constexpr bool kWindows = true;
@@ -65,6 +70,7 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr BlockAlgorithm kFallbackAlgorithm = FALLBACK_;
   static constexpr int kRadixBits = OPTIONS_::kRadixBits;
   static constexpr bool kNarrowWords = OPTIONS_::kNarrowWords;
+  static constexpr bool kNarrowRadix = OPTIONS_::kNarrowRadix;
   static constexpr bool kStageValues = OPTIONS_::kStageValues;
   static constexpr int kMinBlocks = OPTIONS_::kMinBlocks;
   static constexpr bool kWindows = OPTIONS_::kWindows;

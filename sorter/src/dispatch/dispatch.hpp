@@ -28,7 +28,8 @@ struct LaunchContext {
   const void* offsets;
   bool offsets_64;
   WorkLists lists;
-  BlockClassLimits block_limits;  // this call's class limits (types and bit range applied)
+  BlockClassLimits block_limits;  // this call's class limits (types applied)
+  PackTable pack;                 // the classes' tiles and costs (windows, MSD child groups)
   int num_msd_rounds;        // 0 when no segment can exceed one block
   std::uint64_t max_range;   // longest range any kernel can receive: skips
                              // the launches of classes nothing can reach

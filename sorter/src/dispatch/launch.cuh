@@ -19,8 +19,11 @@ template <class Shape, int CLASS, class Bits, class Value>
 cudaError_t launch_block_class(const LaunchContext& ctx, const SortData<Bits, Value>& data) {
   const std::uint32_t min_length = block_class_min(ctx.block_limits.max_length, CLASS - kClassBlock0);
   if (min_length > ctx.block_limits.max_length[CLASS - kClassBlock0] || ctx.max_range < min_length) return cudaSuccess;
-  using Storage = typename BlockSorter<Shape, Bits, Value>::TempStorage;
-  const auto kernel = block_sort_kernel<Shape, CLASS, Bits, Value>;
+  using Sorter = BlockSorter<Shape, Bits, Value>;
+  using Storage = typename Sorter::TempStorage;
+  const bool narrow = Sorter::kNarrowRadix && ctx.end_bit - ctx.begin_bit <= 16;
+  const auto kernel = narrow ? block_sort_kernel<Shape, CLASS, Sorter::kNarrowRadix, Bits, Value>
+                             : block_sort_kernel<Shape, CLASS, false, Bits, Value>;
   int blocks = 0;
   cudaError_t err = persistent_grid(reinterpret_cast<const void*>(kernel), Shape::kThreads, sizeof(Storage), &blocks);
   if (err != cudaSuccess) return err;
@@ -75,7 +78,7 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
     for (int round = 0; round < ctx.num_msd_rounds; ++round) {
       const RoundLists rl = round_lists(lists, round);
       err = launch_kernel(histogram, hist_blocks, Policy::Msd::kThreads, 0, ctx.stream, ctx.programmatic, data, lists,
-                          rl, ctx.num_msd_rounds, ctx.block_limits);
+                          rl, ctx.num_msd_rounds, ctx.block_limits, ctx.pack);
       if (err != cudaSuccess) return err;
       err = launch_kernel(scatter, scatter_blocks, Policy::Msd::kThreads, sizeof(Large), ctx.stream, ctx.programmatic,
                           data, lists, rl);

@@ -61,7 +61,15 @@ struct Sm90Policy {
   };
   // 8193..16384 keys only: without this shape they took the MSD path
   // (fixed-16384 u32 keys 0.646 ms, 0.84x cub-segmented-radix-sort, H200).
+  // Sorts of at most 16 compared bits take BlockRadixSort8 on (16-bit key,
+  // 16-bit position) words in the 8193..16384 class: two 8-bit passes over
+  // one plane (H200, fixed-12000 u32 pairs, bits [0, 16): 0.801 ms through
+  // the MSD path, 0.427 ms so). In the 512 x 16 class it lost to cub's
+  // radix sort (fixed-6000, 16 bits: 0.354 -> 0.388 ms), and at 4096
+  // BlockSort's narrow network beat it in the block suite (2.37 against
+  // 2.52 x copy).
   struct StagedWideWords : WideWords {
+    static constexpr bool kNarrowRadix = true;
     static constexpr bool kStageValues = true;
     static constexpr bool kWindows = false;
     static constexpr bool kKeysOnlyTakesAlgorithm = true;
@@ -86,17 +94,13 @@ struct Sm90Policy {
   // from 2048 on (H200, fixed-128/200/300/512/640/1300 windows against the
   // classes above), in percent of the class's cost.
   static constexpr std::uint32_t kWindowCostPercent = 115;
-  // Sorts of at most 16 compared bits send ranges longer than this to the
-  // MSD rounds instead of a one-block class: two 8-bit rounds finish them,
-  // and the 8193..16384 shape has no narrow words (binning suite, H200:
-  // tiles32-4M with 16-bit depths 10.34 x copy through MSD, 11.72 with it).
-  static constexpr std::uint32_t kNarrowOneBlockMax = 8192;
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;
-  // The MSD scatter is compiled without a register cap: it takes 112
-  // registers (2 blocks per SM); capped for 3 (80 registers, 32 bytes of
-  // spills) a 2^26-pair segment took 4.54 ms instead of 3.77 (H200).
+  // The MSD scatter (one BlockRadixSort8 pass per chunk) is compiled for
+  // this many blocks per SM with 32-bit keys and at most 32-bit values (64
+  // registers; 46 KB of shared memory each); wider types keep no cap.
+  static constexpr int kMsdScatterMinBlocks = 4;
   static constexpr int kMaxMsdRounds = 2;
   // Buckets still larger after the rounds (skewed keys) are finished by one
   // block each, with LSD passes through global memory (a rare fallback).

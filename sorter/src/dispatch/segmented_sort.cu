@@ -175,17 +175,10 @@ cudaError_t launch_for_policy(const SortPlan& plan, const LaunchContext& ctx) {
   return cudaErrorInvalidValue;
 }
 
-/// The call's class limits: the policy's for these types, and for sorts of
-/// at most 16 bits none above Policy::kNarrowOneBlockMax (an emptied class
-/// keeps the limit of the class before it).
+/// The call's class limits: the policy's for these types.
 template <class Policy>
-BlockClassLimits call_block_limits(const SortPlan& plan, int compared_bits) {
-  BlockClassLimits limits =
-      block_class_limits<Policy>(int(size_of(plan.key_type)), plan.value_type != ValueType::none);
-  for (int b = 1; b < kNumBlockClasses; ++b)
-    if (compared_bits <= 16 && limits.max_length[b] > Policy::kNarrowOneBlockMax)
-      limits.max_length[b] = limits.max_length[b - 1];
-  return limits;
+BlockClassLimits call_block_limits(const SortPlan& plan) {
+  return block_class_limits<Policy>(int(size_of(plan.key_type)), plan.value_type != ValueType::none);
 }
 
 /// Window classes: block shapes that sort windows for these types (the
@@ -441,12 +434,10 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   ctx.lists = lists;
   ctx.stream = stream;
   ctx.programmatic = attributes.compute_major >= 9;
-  const int compared_bits = end_bit - args.begin_bit;
 #ifdef TILESORT_WITH_SM75_POLICY
-  ctx.block_limits = policy == PolicyKind::sm90 ? call_block_limits<Sm90Policy>(plan, compared_bits)
-                                                : call_block_limits<Sm75Policy>(plan, compared_bits);
+  ctx.block_limits = policy == PolicyKind::sm90 ? call_block_limits<Sm90Policy>(plan) : call_block_limits<Sm75Policy>(plan);
 #else
-  ctx.block_limits = call_block_limits<Sm90Policy>(plan, compared_bits);
+  ctx.block_limits = call_block_limits<Sm90Policy>(plan);
 #endif
   for (int b = 0; b < kNumBlockClasses; ++b) src.block_class_max[b] = ctx.block_limits.max_length[b];
   const std::uint32_t one_block_max = src.block_class_max[kNumBlockClasses - 1];
@@ -461,6 +452,7 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
 #else
   src.pack = call_pack_table<Sm90Policy>(plan, ctx.block_limits, ctx.max_range);
 #endif
+  ctx.pack = src.pack;
 
   // Classification: zero the counters, count per class, scatter to regions.
   err = cudaMemsetAsync(workspace, 0, layout.zeroed_bytes, stream);

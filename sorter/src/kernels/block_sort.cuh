@@ -22,6 +22,7 @@
 
 #include "core/block_shape.hpp"
 #include "kernels/common.cuh"
+#include "tilesort/block/block_radix_sort.cuh"
 #include "tilesort/block/block_sort.cuh"
 
 namespace tilesort {
@@ -32,6 +33,17 @@ template <class Shape, class Bits, class Value>
 constexpr BlockAlgorithm block_algorithm_for() {
   return block_algorithm_for<Shape>(int(sizeof(Bits)), kHasValues<Value>);
 }
+
+/// TempStorage of a sort the shape may not use (an empty struct then, so the
+/// sort is never instantiated).
+template <bool USED, class Sort>
+struct OptionalStorage {
+  struct type {};
+};
+template <class Sort>
+struct OptionalStorage<true, Sort> {
+  using type = typename Sort::TempStorage;
+};
 
 template <class Shape, class Bits, class Value>
 struct BlockSorter {
@@ -51,11 +63,18 @@ struct BlockSorter {
                          cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax, Position, Shape::kRadixBits>,
                          cub::BlockMergeSort<Bits, Shape::kThreads, Shape::kItemsMax, Position>>>;
   static constexpr bool kStageValues = kBitonic && kHasValues<Value> && Shape::kStageValues;
+  // Sorts of at most 16 compared bits: (16-bit key, 16-bit position) words
+  // through BlockRadixSort8 (block_sort_task_narrow_radix).
+  static constexpr bool kNarrowRadix =
+      Shape::kNarrowRadix && sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems;
+  using NarrowRadix = block::BlockRadixSort8<std::uint32_t, KeysOnly, Shape::kThreads, Shape::kItemsMax>;
+  static_assert(!kNarrowRadix || !(kBitonic && Shape::kWindows), "the narrow radix kernel sorts no windows");
   static constexpr int kMinBlocks = sizeof(Bits) == 4 && sizeof(Value) == 4 ? Shape::kMinBlocks : 0;
   struct TempStorage {
     union {
       typename Load::TempStorage load;
       typename Sort::TempStorage sort;
+      typename OptionalStorage<kNarrowRadix, NarrowRadix>::type narrow_radix;
       Value staged_values[kStageValues ? Shape::kTileItems : 1];
     };
     // A window's segment offsets, relative to its start (a windowed segment
@@ -262,6 +281,58 @@ __device__ __forceinline__ void block_sort_task_cub(const SortData<Bits, Value>&
   }
 }
 
+/// block::BlockRadixSort8 path for calls of at most 16 compared bits: each
+/// key's compared bits and its position make one 32-bit word, so each of the
+/// two 8-bit passes moves one word per item; keys and values are gathered
+/// once at the end. A kernel of its own (NARROW below): inlined beside the
+/// other paths it raised the 1024-thread kernel's spills from 56 to 480
+/// bytes.
+template <class Shape, class Bits, class Value>
+__device__ __forceinline__ void block_sort_task_narrow_radix(
+    const SortData<Bits, Value>& data, const Task& task, typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
+  using Sorter = BlockSorter<Shape, Bits, Value>;
+  static_assert(Sorter::kNarrowRadix && std::is_same_v<Bits, std::uint32_t>, "32-bit keys only");
+  constexpr int kItems = Shape::kItemsMax;
+  const int t = threadIdx.x;
+  const int width = task_high_bit(task) - data.begin_bit;  // 0..16 (0: input order)
+  const std::uint32_t mask = (1u << width) - 1u;
+  const Bits* src_keys = data.key_source(task) + task.begin;
+  const Value* src_values = data.value_source(task) + task.begin;
+
+  std::uint32_t word[kItems];
+  typename Sorter::Load(storage.load).Load(src_keys, word, int(task.length));
+#pragma unroll
+  for (int i = 0; i < kItems; ++i)
+    word[i] = (((data.codec.encode(word[i]) >> data.begin_bit) & mask) << 16) | std::uint32_t(t * kItems + i);
+  __syncthreads();  // storage.load and storage.narrow_radix alias
+  typename Sorter::NarrowRadix(storage.narrow_radix)
+      .template SortEncoded<block::Arrangement::blocked, block::Arrangement::striped>(word, int(task.length), 16,
+                                                                                       16 + width);
+  // Each word becomes its key (one array: the 1024-thread kernel has 64 registers).
+  Value value[Sorter::kStageValues ? 1 : kItems];
+  if constexpr (Sorter::kStageValues) __syncthreads();  // the sort's storage becomes the staging area
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = std::uint32_t(i * Shape::kThreads + t);
+    if (p < task.length) {
+      const std::uint32_t from = word[i] & 0xFFFFu;
+      if constexpr (Sorter::kStageValues) storage.staged_values[p] = src_values[from];
+      else if constexpr (kHasValues<Value>) value[i] = src_values[from];
+      word[i] = src_keys[from];
+    }
+  }
+  __syncthreads();  // in place: all reads of the segment precede the writes
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = std::uint32_t(i * Shape::kThreads + t);
+    if (p < task.length) {
+      data.keys[task.begin + p] = word[i];
+      if constexpr (Sorter::kStageValues) data.values[task.begin + p] = storage.staged_values[p];
+      else if constexpr (kHasValues<Value>) data.values[task.begin + p] = value[i];
+    }
+  }
+}
+
 /// Sorts one task of at most Shape::kTileItems keys with the whole block and
 /// writes it to the user arrays (in place when the task lives there).
 template <class Shape, class Bits, class Value>
@@ -279,9 +350,13 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
 /// may start long after block 0: tasks go to whichever block asks next (a
 /// ticket counter) rather than by block index, which would leave a late
 /// block's share for the end.
-template <class Shape, int CLASS, class Bits, class Value>
+///
+/// NARROW: the call compares at most 16 bits and the shape sorts them with
+/// block_sort_task_narrow_radix (BlockSorter::kNarrowRadix).
+template <class Shape, int CLASS, bool NARROW, class Bits, class Value>
 __global__ void __launch_bounds__(Shape::kThreads, (BlockSorter<Shape, Bits, Value>::kMinBlocks))
     block_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
+  static_assert(!NARROW || BlockSorter<Shape, Bits, Value>::kNarrowRadix, "NARROW needs a narrow radix shape");
   enter_overlapped_kernel();
   constexpr int kChildList = 1 + CLASS - kClassBlock0;
   using Storage = typename BlockSorter<Shape, Bits, Value>::TempStorage;
@@ -301,7 +376,8 @@ __global__ void __launch_bounds__(Shape::kThreads, (BlockSorter<Shape, Bits, Val
       const std::uint32_t first = v < count ? lists.class_segments[region + v] : 0u;
       const std::uint32_t segments = v < count ? lists.class_window_segments[region + v] : 1u;
       const Task task = v < count ? data.window_task(first, segments) : child_tasks[v - count];
-      block_sort_task<Shape>(data, task, first, segments, storage);
+      if constexpr (NARROW) block_sort_task_narrow_radix<Shape>(data, task, storage);
+      else block_sort_task<Shape>(data, task, first, segments, storage);
       __syncthreads();  // the next task's ticket and load reuse the shared memory
     }
   }

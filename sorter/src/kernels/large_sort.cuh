@@ -7,7 +7,11 @@
 //     bases) and routes each child range: small enough -> child list of its
 //     size class, still large -> next round, out of rounds -> fallback.
 //     When one digit holds every key the bucket is marked skip: no data moves
-//     and the same range goes on with the next digit.
+//     and the same range goes on with the next digit. Consecutive children
+//     that one block sorts are grouped first (group_children): a group is
+//     one range, sorted on the bucket's bits, digit included, so it needs no
+//     composite words; without groups, children just past a class boundary
+//     left most of their tile empty (fixed-65536: 256-key children).
 //   msd_scatter: one block per chunk sorts the chunk stably by that digit and
 //     writes each digit's run to its place in the other buffer (user <->
 //     scratch).
@@ -18,11 +22,10 @@
 // is finished by one block with LSD passes through global memory.
 #pragma once
 
-#include <cub/block/block_load.cuh>
-#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 
 #include "kernels/common.cuh"
+#include "tilesort/block/block_radix_sort.cuh"
 
 namespace tilesort {
 namespace detail {
@@ -30,21 +33,27 @@ namespace detail {
 constexpr int kDigitBits = 8;
 constexpr int kDigits = 1 << kDigitBits;
 
-/// Sorting one chunk by one digit: blocked load, stable radix sort over the
-/// digit's bits (4-bit passes), result striped for coalesced stores.
+/// Sorting one chunk by one digit: warp-striped loads of keys and values,
+/// one 8-bit pass of block::BlockRadixSort8 that carries the values through
+/// shared memory, result striped for coalesced stores. (cub::BlockRadixSort
+/// with 4-bit digits and a gather of the values from global memory took
+/// 112 registers, 2 blocks per SM: 2^26 u32 pairs, 0.93 ms per scatter at
+/// 1.3 TB/s.)
 template <class Shape, class Bits, class Value>
 struct ChunkSorter {
   static_assert(Shape::kThreads == kDigits, "one thread per digit for the histogram scans");
-  static_assert(Shape::kTileItems <= 65536, "positions are 16-bit");
-  using Position = std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>;
-  using Load = cub::BlockLoad<Bits, Shape::kThreads, Shape::kItemsMax, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
-  using Sort = cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax, Position, 4>;
+  using RadixValue = std::conditional_t<kHasValues<Value>, Value, KeysOnly>;
+  using Sort = block::BlockRadixSort8<Bits, RadixValue, Shape::kThreads, Shape::kItemsMax>;
   using Scan = cub::BlockScan<std::uint32_t, Shape::kThreads>;
+  static constexpr block::Arrangement kIn = block::Arrangement::warp_striped;
   union Reused {
-    typename Load::TempStorage load;
     typename Sort::TempStorage sort;
     typename Scan::TempStorage scan;
   };
+  /// Chunk position of register r of thread t (the input arrangement).
+  static __device__ __forceinline__ std::uint32_t position(int t, int r) {
+    return std::uint32_t((t >> 5) * (32 * Shape::kItemsMax) + r * 32 + (t & 31));
+  }
 };
 
 template <class Shape, class Bits, class Value>
@@ -73,27 +82,35 @@ __device__ __forceinline__ int find_bucket(const Bucket* buckets, std::uint32_t 
   return *shared_slot;
 }
 
-/// Loads chunk [start, start + count) of `src_keys` in blocked order (the
-/// order the stable sort keeps), encodes the keys, counts their digits
-/// [low, low + bits) into s.histogram, and gives thread t the start of digit
-/// t within the chunk in `digit_start`. Ends with a barrier.
+/// Loads chunk [start, start + count) of `src_keys` (and `src_values`)
+/// warp-striped, encodes the keys, counts their digits [low, low + bits)
+/// into s.histogram, and gives thread t the start of digit t within the
+/// chunk in `digit_start`. Ends with a barrier.
 template <class Shape, class Bits, class Value>
-__device__ __forceinline__ void load_and_count_chunk(const SortData<Bits, Value>& data, const Bits* src_keys,
-                                                     std::uint64_t start, std::uint32_t count, int low, int bits,
-                                                     LargeStorage<Shape, Bits, Value>& s,
-                                                     Bits (&key)[Shape::kItemsMax],
-                                                     std::uint32_t& digit_start) {
+__device__ __forceinline__ void load_and_count_chunk(
+    const SortData<Bits, Value>& data, const Bits* src_keys, const Value* src_values, std::uint64_t start,
+    std::uint32_t count, int low, int bits, LargeStorage<Shape, Bits, Value>& s, Bits (&key)[Shape::kItemsMax],
+    typename ChunkSorter<Shape, Bits, Value>::RadixValue (&value)[Shape::kItemsMax], std::uint32_t& digit_start) {
   using Sorter = ChunkSorter<Shape, Bits, Value>;
   const int t = threadIdx.x;
   s.histogram[t] = 0;
-  typename Sorter::Load(s.reused.load).Load(src_keys + start, key, int(count));
-  __syncthreads();  // histogram zeroed; load storage free
+  // All loads are issued before the first atomic: the chunk is read with
+  // full memory-level parallelism.
 #pragma unroll
-  for (int i = 0; i < Shape::kItemsMax; ++i) {
-    const std::uint32_t p = std::uint32_t(t * Shape::kItemsMax + i);
-    // Padding sorts last: largest digit, and after every real key in input order.
-    key[i] = p < count ? data.codec.encode(key[i]) : kAllOnes<Bits>;
-    if (p < count) atomicAdd(&s.histogram[digit_of(key[i], low, bits)], 1u);
+  for (int r = 0; r < Shape::kItemsMax; ++r) {
+    const std::uint32_t p = Sorter::position(t, r);
+    if (p < count) {
+      key[r] = src_keys[start + p];
+      if constexpr (kHasValues<Value>) value[r] = src_values[start + p];
+    }
+  }
+  __syncthreads();  // histogram zeroed
+#pragma unroll
+  for (int r = 0; r < Shape::kItemsMax; ++r) {
+    if (Sorter::position(t, r) < count) {
+      key[r] = data.codec.encode(key[r]);
+      atomicAdd(&s.histogram[digit_of(key[r], low, bits)], 1u);
+    }
   }
   __syncthreads();
   typename Sorter::Scan(s.reused.scan).ExclusiveSum(s.histogram[t], digit_start);
@@ -103,29 +120,24 @@ __device__ __forceinline__ void load_and_count_chunk(const SortData<Bits, Value>
 /// Sorts the loaded chunk by its digit and writes key i of the sorted chunk
 /// to dest_base[digit] + i. s.dest_base must be set (and a barrier passed).
 template <class Shape, class Bits, class Value>
-__device__ __forceinline__ void sort_and_write_chunk(const SortData<Bits, Value>& data,
-                                                     LargeStorage<Shape, Bits, Value>& s,
-                                                     Bits (&key)[Shape::kItemsMax], const Value* src_values,
-                                                     std::uint64_t start, std::uint32_t count, int low, int bits,
-                                                     Bits* dst_keys, Value* dst_values) {
+__device__ __forceinline__ void sort_and_write_chunk(
+    const SortData<Bits, Value>& data, LargeStorage<Shape, Bits, Value>& s, Bits (&key)[Shape::kItemsMax],
+    typename ChunkSorter<Shape, Bits, Value>::RadixValue (&value)[Shape::kItemsMax], std::uint32_t count, int low,
+    int bits, Bits* dst_keys, Value* dst_values) {
   using Sorter = ChunkSorter<Shape, Bits, Value>;
   constexpr int kItems = Shape::kItemsMax;
   const int t = threadIdx.x;
-  typename Sorter::Position position[kItems];
-  if constexpr (kHasValues<Value>) {
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) position[i] = typename Sorter::Position(t * kItems + i);
-    typename Sorter::Sort(s.reused.sort).SortBlockedToStriped(key, position, low, low + bits);
-  } else {
-    typename Sorter::Sort(s.reused.sort).SortBlockedToStriped(key, low, low + bits);
-  }
+  typename Sorter::Sort sort(s.reused.sort);
+  if constexpr (kHasValues<Value>)
+    sort.template SortEncoded<Sorter::kIn, block::Arrangement::striped>(key, value, int(count), low, low + bits);
+  else sort.template SortEncoded<Sorter::kIn, block::Arrangement::striped>(key, int(count), low, low + bits);
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const std::uint32_t p = std::uint32_t(i * Shape::kThreads + t);
     if (p < count) {
       const std::uint64_t dst = s.dest_base[digit_of(key[i], low, bits)] + p;
       dst_keys[dst] = data.codec.decode(key[i]);
-      if constexpr (kHasValues<Value>) dst_values[dst] = src_values[start + position[i]];
+      if constexpr (kHasValues<Value>) dst_values[dst] = value[i];
     }
   }
   __syncthreads();  // the next chunk reuses the storage
@@ -192,6 +204,83 @@ __device__ __forceinline__ std::uint32_t chunk_state(const std::uint32_t* flag) 
   return state;
 }
 
+/// Cost of sorting a range of n keys (1 <= n <= the one-block maximum) in
+/// the class that takes it: the class's cost per key at a full tile times
+/// its tile, since a block pays for its whole tile.
+__device__ __forceinline__ std::uint64_t range_cost(const PackTable& pack, std::uint32_t n) {
+  // Constant indices only: a computed index into the kernel parameter
+  // would copy the table to local memory.
+  std::uint64_t cost = std::uint64_t(pack.cost[kNumClasses - 2]) * pack.tile[kNumClasses - 2];
+#pragma unroll
+  for (int k = kNumClasses - 3; k >= 0; --k)
+    if (n <= pack.tile[k]) cost = std::uint64_t(pack.cost[k]) * pack.tile[k];
+  return cost;
+}
+
+/// Splits a bucket's children (length[d] for digit d, contiguous in digit
+/// order) into groups of consecutive children that one block sorts: a child
+/// joins the group before it when the merged range costs no more than the
+/// two apart (range_cost). Children longer than one_block_max are not
+/// grouped and end a group. Writes group[d] = the group's length for the
+/// first child of each group, 0 elsewhere. Greedy, one thread: once per
+/// bucket, and a few microseconds.
+__device__ __forceinline__ void group_children(const std::uint32_t* length, std::uint32_t* group,
+                                               std::uint32_t one_block_max, const PackTable& pack) {
+  int head = -1;
+  std::uint32_t run = 0;
+  std::uint64_t run_cost = 0;
+  for (int d = 0; d < kDigits; ++d) {
+    const std::uint32_t n = length[d];
+    if (n == 0) continue;
+    if (n > one_block_max) {
+      if (head >= 0) group[head] = run;
+      head = -1;
+      continue;
+    }
+    const std::uint64_t alone = range_cost(pack, n);
+    if (head >= 0 && run + n <= one_block_max) {
+      const std::uint64_t merged = range_cost(pack, run + n);
+      if (merged <= run_cost + alone) {
+        run += n;
+        run_cost = merged;
+        continue;
+      }
+    }
+    if (head >= 0) group[head] = run;
+    head = d;
+    run = n;
+    run_cost = alone;
+  }
+  if (head >= 0) group[head] = run;
+}
+
+/// Decoupled look-back by one warp, 32 chunks per step: returns the nearest
+/// chunk before `chunk` (of the bucket starting at first_chunk) that has
+/// published its inclusive counts, once every chunk between them has
+/// published at least its own. All 32 lanes of a warp call it and get it. A thread-per-digit walk took one flag and one count
+/// load per chunk, in series (2^26 keys: histogram 688 us at 0.45 TB/s).
+__device__ __forceinline__ std::uint32_t nearest_inclusive_chunk(const std::uint32_t* ready, std::uint32_t chunk,
+                                                                 std::uint32_t first_chunk) {
+  const std::uint32_t lane = threadIdx.x & 31u;
+  std::uint32_t end = chunk;  // every chunk in [end, chunk) has published at least its aggregate
+  for (;;) {
+    // Lane l looks at chunk end - 1 - l; lanes before the bucket see a
+    // stand-in "inclusive" that is never the nearest (first_chunk publishes
+    // inclusive counts directly).
+    const bool in_bucket = end >= first_chunk + 1 + lane;
+    const std::uint32_t state = in_bucket ? chunk_state(ready + (end - 1 - lane)) : kChunkInclusive;
+    const std::uint32_t inclusive = __ballot_sync(0xffffffffu, state == kChunkInclusive);
+    const std::uint32_t not_ready = __ballot_sync(0xffffffffu, state == kChunkNotReady);
+    const std::uint32_t nearer = inclusive != 0 ? (inclusive & (0u - inclusive)) - 1u : 0xffffffffu;
+    if ((not_ready & nearer) != 0) {
+      end -= std::uint32_t(__ffs(not_ready) - 1);  // the lanes before the first one not ready are aggregates
+      continue;
+    }
+    if (inclusive != 0) return end - 1 - std::uint32_t(__ffs(inclusive) - 1);
+    end -= 32;
+  }
+}
+
 /// One block per chunk, in chunk order (a ticket): count the chunk's digits,
 /// then get the digit counts of the bucket's earlier chunks by decoupled
 /// look-back (each thread walks back over the chunks before, summing their
@@ -201,16 +290,18 @@ __device__ __forceinline__ std::uint32_t chunk_state(const std::uint32_t* flag) 
 template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::Msd::kThreads)
     msd_histogram_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl, int num_rounds,
-                         BlockClassLimits limits) {
+                         BlockClassLimits limits, PackTable pack) {
   enter_dependent_kernel();
   using Shape = typename Policy::Msd;
   static_assert(Shape::kThreads == kDigits, "one thread per digit in the look-back and the bucket scan");
   using Scan = cub::BlockScan<std::uint32_t, Shape::kThreads>;
   constexpr std::uint32_t kChunk = Shape::kTileItems;
-  __shared__ std::uint32_t histogram[kDigits];
+  __shared__ std::uint32_t histogram[kDigits];  // then the bucket's child lengths
+  __shared__ std::uint32_t group[kDigits];
   __shared__ typename Scan::TempStorage scan_storage;
   __shared__ int bucket_slot;
   __shared__ std::uint32_t next_chunk;
+  __shared__ std::uint32_t lookback_inclusive;
   __shared__ int flag;
   if (sort_aborted(lists)) return;
 
@@ -267,17 +358,16 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
       lists.chunk_aggregate[row] = mine;
       __syncthreads();
       if (t == 0) publish_chunk(rl.chunk_ready + chunk, kChunkAggregate);
-      for (std::uint32_t c = chunk - 1;; --c) {
-        std::uint32_t state;
-        while ((state = chunk_state(rl.chunk_ready + c)) == kChunkNotReady) {
-        }
-        const std::size_t at = std::size_t(c) * kDigits + t;
-        if (state == kChunkInclusive) {
-          before += __ldcg(lists.chunk_inclusive + at);
-          break;
-        }
-        before += __ldcg(lists.chunk_aggregate + at);
+      if (t < 32) {
+        const std::uint32_t nearest = nearest_inclusive_chunk(rl.chunk_ready, chunk, first_chunk);
+        if (t == 0) lookback_inclusive = nearest;
       }
+      __syncthreads();
+      // Warp 0 acquired every flag in [from, chunk); the barrier passes that on.
+      const std::uint32_t from = lookback_inclusive;
+      before = __ldcg(lists.chunk_inclusive + std::size_t(from) * kDigits + t);
+#pragma unroll 4
+      for (std::uint32_t c = from + 1; c < chunk; ++c) before += __ldcg(lists.chunk_aggregate + std::size_t(c) * kDigits + t);
       lists.chunk_inclusive[row] = before + mine;
       __syncthreads();
       if (t == 0) publish_chunk(rl.chunk_ready + chunk, kChunkInclusive);
@@ -296,17 +386,37 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
     __syncthreads();
     const bool skip = flag != 0;
     if (t == 0) rl.buckets[b].skip = skip ? 1u : 0u;
-    if (total != 0) {
-      const bool in_scratch = skip ? task_in_scratch(bucket) : !task_in_scratch(bucket);
-      const Task child{bucket.begin + digit_base, total, task_flags(in_scratch, low)};
-      route_child(child, rl, num_rounds, lists, limits.max_length, kChunk, data.begin_bit);
+    if (skip) {
+      if (total != 0) {
+        const Task child{bucket.begin, total, task_flags(task_in_scratch(bucket), low)};
+        route_child(child, rl, num_rounds, lists, limits.max_length, kChunk, data.begin_bit);
+      }
+    } else {
+      // Every child moves to the other buffer. Group the ones a block sorts.
+      const std::uint32_t one_block_max = limits.max_length[kNumBlockClasses - 1];
+      histogram[t] = total;
+      group[t] = 0;
+      __syncthreads();
+      if (t == 0) group_children(histogram, group, one_block_max, pack);
+      __syncthreads();
+      const bool in_scratch = !task_in_scratch(bucket);
+      if (group[t] != 0) {
+        // A group of several children still compares this round's digit.
+        const int group_high = group[t] == total ? low : high;
+        const Task range{bucket.begin + digit_base, group[t], task_flags(in_scratch, group_high)};
+        route_child(range, rl, num_rounds, lists, limits.max_length, kChunk, data.begin_bit);
+      } else if (total > one_block_max) {
+        const Task child{bucket.begin + digit_base, total, task_flags(in_scratch, low)};
+        route_child(child, rl, num_rounds, lists, limits.max_length, kChunk, data.begin_bit);
+      }
     }
     __syncthreads();
   }
 }
 
 template <class Policy, class Bits, class Value>
-__global__ void __launch_bounds__(Policy::Msd::kThreads)
+__global__ void __launch_bounds__(Policy::Msd::kThreads,
+                                  sizeof(Bits) == 4 && sizeof(Value) <= 4 ? Policy::kMsdScatterMinBlocks : 0)
     msd_scatter_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
   enter_dependent_kernel();
   using Shape = typename Policy::Msd;
@@ -332,13 +442,14 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
     const bool from_scratch = task_in_scratch(bucket.task);
 
     Bits key[Shape::kItemsMax];
+    typename ChunkSorter<Shape, Bits, Value>::RadixValue value[Shape::kItemsMax];
     std::uint32_t digit_start;
-    load_and_count_chunk<Shape>(data, data.key_source(bucket.task), start, count, low, bits, s, key, digit_start);
+    load_and_count_chunk<Shape>(data, data.key_source(bucket.task), data.value_source(bucket.task), start, count, low,
+                                bits, s, key, value, digit_start);
     s.dest_base[t] = bucket.task.begin + rl.digit_base[std::uint64_t(b) * kDigits + t] +
                      rl.chunk_hist[std::uint64_t(chunk) * kDigits + t] - digit_start;
     __syncthreads();
-    sort_and_write_chunk<Shape>(data, s, key, data.value_source(bucket.task), start, count, low, bits,
-                                from_scratch ? data.keys : data.scratch_keys,
+    sort_and_write_chunk<Shape>(data, s, key, value, count, low, bits, from_scratch ? data.keys : data.scratch_keys,
                                 from_scratch ? data.values : data.scratch_values);
   }
 }
@@ -386,13 +497,14 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads)
       for (std::uint32_t tile = 0; tile < task.length; tile += kTile) {
         const std::uint32_t count = min(kTile, task.length - tile);
         Bits key[Shape::kItemsMax];
+        typename ChunkSorter<Shape, Bits, Value>::RadixValue value[Shape::kItemsMax];
         std::uint32_t digit_start;
-        load_and_count_chunk<Shape>(data, src_keys, task.begin + tile, count, low, bits, s, key, digit_start);
+        load_and_count_chunk<Shape>(data, src_keys, src_values, task.begin + tile, count, low, bits, s, key, value,
+                                    digit_start);
         s.dest_base[t] = task.begin + run_start - digit_start;
         run_start += s.histogram[t];
         __syncthreads();
-        sort_and_write_chunk<Shape>(data, s, key, src_values, task.begin + tile, count, low, bits, dst_keys,
-                                    dst_values);
+        sort_and_write_chunk<Shape>(data, s, key, value, count, low, bits, dst_keys, dst_values);
       }
       in_scratch = !in_scratch;
     }
