@@ -435,6 +435,34 @@ TEST_F(SegmentedSortBitRanges, NarrowRangesThroughTheRadixClasses) {
   }
 }
 
+// Buckets of one to several histogram spans (16 chunks of 4096 keys), and the
+// grouping of their MSD children: children of every length from 0 up, in
+// runs that fill a tile exactly, end just past one, or straddle one block's
+// limit. Several key distributions, since they set the children's lengths.
+TEST_F(SegmentedSortBitRanges, MsdSpansAndChildGroups) {
+  TS_TRACE_SEED();
+  std::vector<std::uint64_t> sizes = {65535, 65536, 65537, 16385, 131073, 0, 1, 2, 3, 300};
+  if (!small_mode()) sizes.insert(sizes.end(), {4096 * 16 * 5 + 7, 1 << 20});
+  const Dist dists[] = {Dist::uniform, Dist::low16, Dist::few_unique, Dist::presorted, Dist::reversed};
+  int i = 0;
+  for (const Combo& p : {Combo{KeyType::u32, ValueType::b32, OffsetType::u32, Order::ascending},
+                         Combo{KeyType::u32, ValueType::none, OffsetType::u64, Order::descending},
+                         Combo{KeyType::f32, ValueType::b64, OffsetType::u32, Order::ascending},
+                         Combo{KeyType::u64, ValueType::b32, OffsetType::u32, Order::descending}}) {
+    for (const Dist dist : dists) {
+      SCOPED_TRACE(::testing::Message() << combo_name(p) << " " << name_of(dist));
+      std::shuffle(sizes.begin(), sizes.end(), rng_);
+      const HostCase c = make_case(p.key, p.value, p.offset, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
+      RunOptions o = random_options(rng_, p.order, c);
+      if (p.key == KeyType::u32 && (i++ % 2) == 1) {
+        o.begin_bit = 0;
+        o.end_bit = 16;
+      }
+      ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------
 // The largest sizes
 // ---------------------------------------------------------------------------
@@ -545,6 +573,20 @@ TEST_F(SanitizerSegmentedSort, NarrowRadixClasses) {
     o.order = vt == ValueType::b32 ? Order::descending : Order::ascending;
     o.begin_bit = vt == ValueType::none ? 0 : 4;
     o.end_bit = o.begin_bit + 16;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
+TEST_F(SanitizerSegmentedSort, MsdSpans) {
+  TS_TRACE_SEED();
+  // 18 and 33 chunks: buckets of two and three histogram spans, then
+  // grouped children.
+  const std::vector<std::uint64_t> sizes = {70000, 2, 135000, 0, 9};
+  for (ValueType vt : {ValueType::none, ValueType::b32}) {
+    SCOPED_TRACE(name_of(vt));
+    const HostCase c = make_case(KeyType::u32, vt, OffsetType::u32, sizes, Dist::uniform, rng_, 2, 2);
+    RunOptions o;
+    o.order = vt == ValueType::none ? Order::descending : Order::ascending;
     ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
   }
 }

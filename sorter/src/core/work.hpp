@@ -56,10 +56,13 @@ __host__ __device__ inline std::uint32_t task_flags(bool in_scratch, int high_bi
 }
 
 /// A large range being split by one MSD round: its chunks are numbered
-/// [chunk_base, chunk_base + ceil(length / chunk)) in that round.
+/// [chunk_base, chunk_base + ceil(length / chunk)) in that round, and its
+/// spans (runs of consecutive chunks that one histogram block counts)
+/// [span_base, span_base + ceil(chunks / span)).
 struct Bucket {
   Task task;
   std::uint32_t chunk_base;
+  std::uint32_t span_base;
   std::uint32_t skip;  // set by the histogram pass: one digit holds every key
 };
 
@@ -72,15 +75,16 @@ struct Counters {
   std::uint32_t fallback_count;  // buckets still too large after the rounds
   std::uint32_t bucket_count[kMaxMsdRoundsAny];
   std::uint32_t chunk_count[kMaxMsdRoundsAny];
-  std::uint32_t histogram_ticket[kMaxMsdRoundsAny];  // next chunk of a round's histogram kernel (in order)
+  std::uint32_t span_count[kMaxMsdRoundsAny];
+  std::uint32_t histogram_ticket[kMaxMsdRoundsAny];  // next span of a round's histogram kernel (in order)
 };
 
-/// Publication state of one MSD chunk's digit counts (WorkLists::chunk_ready),
-/// for the decoupled look-back of the histogram kernel.
+/// Publication state of one MSD span's digit counts (WorkLists::chunk_ready,
+/// indexed by span), for the decoupled look-back of the histogram kernel.
 enum ChunkReady : std::uint32_t {
   kChunkNotReady = 0,   // nothing published yet (the flags are zeroed every sort)
-  kChunkAggregate = 1,  // chunk_aggregate holds the chunk's own counts
-  kChunkInclusive = 2,  // chunk_inclusive holds the counts of the bucket's chunks up to this one
+  kChunkAggregate = 1,  // chunk_aggregate holds the span's own counts
+  kChunkInclusive = 2,  // chunk_inclusive holds the counts of the bucket's spans up to this one
 };
 
 /// Pointers into the workspace plus the capacities behind them.
@@ -92,11 +96,11 @@ struct WorkLists {
   Task* child_tasks[kNumChildLists];
   Task* fallback_tasks;
   Bucket* buckets[kMaxMsdRoundsAny];
-  std::uint32_t* chunk_ready[kMaxMsdRoundsAny];  // [chunk] ChunkReady (zeroed)
+  std::uint32_t* chunk_ready[kMaxMsdRoundsAny];  // [span] ChunkReady (zeroed; spans <= chunks)
   std::uint32_t* digit_base[kMaxMsdRoundsAny];   // [bucket][256]
   std::uint32_t* chunk_hist[kMaxMsdRoundsAny];   // [chunk][256]: digit counts of the bucket's earlier chunks
-  std::uint32_t* chunk_aggregate;  // [chunk][256] look-back values, reused by every round
-  std::uint32_t* chunk_inclusive;  // [chunk][256]
+  std::uint32_t* chunk_aggregate;  // [span][256] look-back values, reused by every round
+  std::uint32_t* chunk_inclusive;  // [span][256]
   std::uint32_t max_children[kNumChildLists];
   std::uint32_t max_fallback;
   std::uint32_t max_buckets;

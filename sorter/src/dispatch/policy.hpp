@@ -97,10 +97,23 @@ struct Sm90Policy {
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;
-  // The MSD scatter (one BlockRadixSort8 pass per chunk) is compiled for
-  // this many blocks per SM with 32-bit keys and at most 32-bit values (64
-  // registers; 46 KB of shared memory each); wider types keep no cap.
-  static constexpr int kMsdScatterMinBlocks = 4;
+  // The MSD histogram counts this many consecutive chunks of a bucket per
+  // block (a span) and looks back over spans: per chunk, its look-back
+  // outran its work and the inclusive counts lagged far behind (2^26 pairs:
+  // round 0's histogram 0.69 ms, 0.45 TB/s).
+  static constexpr std::uint32_t kMsdSpanChunks = 16;
+  // Blocks per SM the histogram is compiled for with 32-bit keys (64-bit
+  // keys spill under that cap): it is latency bound, and
+  // uncapped it took 80 registers (3 blocks of 256 threads per SM); for 5
+  // it spilled.
+  static constexpr int kMsdHistogramMinBlocks = 4;
+  // The MSD scatter is compiled without a register cap: it takes 112
+  // registers (2 blocks per SM); capped for 3 (80 registers, 32 bytes of
+  // spills) a 2^26-pair segment took 4.54 ms instead of 3.77 (H200). One
+  // BlockRadixSort8 pass per chunk instead of cub's two 4-bit passes and a
+  // value gather, at 64 registers and 4 blocks per SM, was no faster: 0.84
+  // against 0.79-0.84 ms per 2^26-pair pass (ncu), 2^26 pairs 4.51 against
+  // 4.13 ms.
   static constexpr int kMaxMsdRounds = 2;
   // Buckets still larger after the rounds (skewed keys) are finished by one
   // block each, with LSD passes through global memory (a rare fallback).

@@ -468,9 +468,9 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
                                    false, src, lists);
   if (err == cudaSuccess)
     err = offsets_64 ? launch_kernel(classify_scatter_kernel<std::uint64_t>, classify_blocks, kClassifyThreads, 0,
-                                     stream, ctx.programmatic, src, lists, end_bit, kMsdChunk)
+                                     stream, ctx.programmatic, src, lists, end_bit, kMsdChunk, Sm90Policy::kMsdSpanChunks)
                      : launch_kernel(classify_scatter_kernel<std::uint32_t>, classify_blocks, kClassifyThreads, 0,
-                                     stream, ctx.programmatic, src, lists, end_bit, kMsdChunk);
+                                     stream, ctx.programmatic, src, lists, end_bit, kMsdChunk, Sm90Policy::kMsdSpanChunks);
   if (err != cudaSuccess) return Status::from_cuda(err, "launching the classification kernels");
 
 #ifdef TILESORT_WITH_SM75_POLICY

@@ -2,10 +2,11 @@
 //
 // A round splits each bucket (a large range) by its next 8-bit digit, from the
 // top of the compared bit range down:
-//   msd_histogram: one block per chunk counts digits; the block that finishes
-//     a bucket's last chunk scans the bucket (per-digit chunk prefixes, digit
-//     bases) and routes each child range: small enough -> child list of its
-//     size class, still large -> next round, out of rounds -> fallback.
+//   msd_histogram: one block per span of chunks counts digits and finds each
+//     chunk's per-digit prefix in its bucket by decoupled look-back over the
+//     spans; the block of a bucket's last span sets the digit bases and
+//     routes each child range: small enough -> child list of its size class,
+//     still large -> next round, out of rounds -> fallback.
 //     When one digit holds every key the bucket is marked skip: no data moves
 //     and the same range goes on with the next digit. Consecutive children
 //     that one block sorts are grouped first (group_children): a group is
@@ -22,10 +23,11 @@
 // is finished by one block with LSD passes through global memory.
 #pragma once
 
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 
 #include "kernels/common.cuh"
-#include "tilesort/block/block_radix_sort.cuh"
 
 namespace tilesort {
 namespace detail {
@@ -33,27 +35,21 @@ namespace detail {
 constexpr int kDigitBits = 8;
 constexpr int kDigits = 1 << kDigitBits;
 
-/// Sorting one chunk by one digit: warp-striped loads of keys and values,
-/// one 8-bit pass of block::BlockRadixSort8 that carries the values through
-/// shared memory, result striped for coalesced stores. (cub::BlockRadixSort
-/// with 4-bit digits and a gather of the values from global memory took
-/// 112 registers, 2 blocks per SM: 2^26 u32 pairs, 0.93 ms per scatter at
-/// 1.3 TB/s.)
+/// Sorting one chunk by one digit: blocked load, stable radix sort over the
+/// digit's bits (4-bit passes), result striped for coalesced stores.
 template <class Shape, class Bits, class Value>
 struct ChunkSorter {
   static_assert(Shape::kThreads == kDigits, "one thread per digit for the histogram scans");
-  using RadixValue = std::conditional_t<kHasValues<Value>, Value, KeysOnly>;
-  using Sort = block::BlockRadixSort8<Bits, RadixValue, Shape::kThreads, Shape::kItemsMax>;
+  static_assert(Shape::kTileItems <= 65536, "positions are 16-bit");
+  using Position = std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>;
+  using Load = cub::BlockLoad<Bits, Shape::kThreads, Shape::kItemsMax, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
+  using Sort = cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax, Position, 4>;
   using Scan = cub::BlockScan<std::uint32_t, Shape::kThreads>;
-  static constexpr block::Arrangement kIn = block::Arrangement::warp_striped;
   union Reused {
+    typename Load::TempStorage load;
     typename Sort::TempStorage sort;
     typename Scan::TempStorage scan;
   };
-  /// Chunk position of register r of thread t (the input arrangement).
-  static __device__ __forceinline__ std::uint32_t position(int t, int r) {
-    return std::uint32_t((t >> 5) * (32 * Shape::kItemsMax) + r * 32 + (t & 31));
-  }
 };
 
 template <class Shape, class Bits, class Value>
@@ -69,6 +65,22 @@ __device__ __forceinline__ std::uint32_t chunks_of(std::uint32_t length, std::ui
   return (length + chunk_items - 1) / chunk_items;
 }
 
+/// Index of the bucket whose span `span` is (spans of span_chunks chunks).
+/// All threads call it.
+template <int THREADS>
+__device__ __forceinline__ int find_bucket_of_span(const Bucket* buckets, std::uint32_t num_buckets, std::uint32_t span,
+                                                   std::uint32_t chunk_items, std::uint32_t span_chunks,
+                                                   int* shared_slot) {
+  __syncthreads();
+  for (std::uint32_t b = threadIdx.x; b < num_buckets; b += THREADS) {
+    const Bucket bucket = buckets[b];
+    if (span - bucket.span_base < chunks_of(chunks_of(bucket.task.length, chunk_items), span_chunks))
+      *shared_slot = int(b);
+  }
+  __syncthreads();
+  return *shared_slot;
+}
+
 /// Index of the bucket that owns `chunk`. All threads call it.
 template <int THREADS>
 __device__ __forceinline__ int find_bucket(const Bucket* buckets, std::uint32_t num_buckets, std::uint32_t chunk,
@@ -82,35 +94,27 @@ __device__ __forceinline__ int find_bucket(const Bucket* buckets, std::uint32_t 
   return *shared_slot;
 }
 
-/// Loads chunk [start, start + count) of `src_keys` (and `src_values`)
-/// warp-striped, encodes the keys, counts their digits [low, low + bits)
-/// into s.histogram, and gives thread t the start of digit t within the
-/// chunk in `digit_start`. Ends with a barrier.
+/// Loads chunk [start, start + count) of `src_keys` in blocked order (the
+/// order the stable sort keeps), encodes the keys, counts their digits
+/// [low, low + bits) into s.histogram, and gives thread t the start of digit
+/// t within the chunk in `digit_start`. Ends with a barrier.
 template <class Shape, class Bits, class Value>
-__device__ __forceinline__ void load_and_count_chunk(
-    const SortData<Bits, Value>& data, const Bits* src_keys, const Value* src_values, std::uint64_t start,
-    std::uint32_t count, int low, int bits, LargeStorage<Shape, Bits, Value>& s, Bits (&key)[Shape::kItemsMax],
-    typename ChunkSorter<Shape, Bits, Value>::RadixValue (&value)[Shape::kItemsMax], std::uint32_t& digit_start) {
+__device__ __forceinline__ void load_and_count_chunk(const SortData<Bits, Value>& data, const Bits* src_keys,
+                                                     std::uint64_t start, std::uint32_t count, int low, int bits,
+                                                     LargeStorage<Shape, Bits, Value>& s,
+                                                     Bits (&key)[Shape::kItemsMax],
+                                                     std::uint32_t& digit_start) {
   using Sorter = ChunkSorter<Shape, Bits, Value>;
   const int t = threadIdx.x;
   s.histogram[t] = 0;
-  // All loads are issued before the first atomic: the chunk is read with
-  // full memory-level parallelism.
+  typename Sorter::Load(s.reused.load).Load(src_keys + start, key, int(count));
+  __syncthreads();  // histogram zeroed; load storage free
 #pragma unroll
-  for (int r = 0; r < Shape::kItemsMax; ++r) {
-    const std::uint32_t p = Sorter::position(t, r);
-    if (p < count) {
-      key[r] = src_keys[start + p];
-      if constexpr (kHasValues<Value>) value[r] = src_values[start + p];
-    }
-  }
-  __syncthreads();  // histogram zeroed
-#pragma unroll
-  for (int r = 0; r < Shape::kItemsMax; ++r) {
-    if (Sorter::position(t, r) < count) {
-      key[r] = data.codec.encode(key[r]);
-      atomicAdd(&s.histogram[digit_of(key[r], low, bits)], 1u);
-    }
+  for (int i = 0; i < Shape::kItemsMax; ++i) {
+    const std::uint32_t p = std::uint32_t(t * Shape::kItemsMax + i);
+    // Padding sorts last: largest digit, and after every real key in input order.
+    key[i] = p < count ? data.codec.encode(key[i]) : kAllOnes<Bits>;
+    if (p < count) atomicAdd(&s.histogram[digit_of(key[i], low, bits)], 1u);
   }
   __syncthreads();
   typename Sorter::Scan(s.reused.scan).ExclusiveSum(s.histogram[t], digit_start);
@@ -120,24 +124,29 @@ __device__ __forceinline__ void load_and_count_chunk(
 /// Sorts the loaded chunk by its digit and writes key i of the sorted chunk
 /// to dest_base[digit] + i. s.dest_base must be set (and a barrier passed).
 template <class Shape, class Bits, class Value>
-__device__ __forceinline__ void sort_and_write_chunk(
-    const SortData<Bits, Value>& data, LargeStorage<Shape, Bits, Value>& s, Bits (&key)[Shape::kItemsMax],
-    typename ChunkSorter<Shape, Bits, Value>::RadixValue (&value)[Shape::kItemsMax], std::uint32_t count, int low,
-    int bits, Bits* dst_keys, Value* dst_values) {
+__device__ __forceinline__ void sort_and_write_chunk(const SortData<Bits, Value>& data,
+                                                     LargeStorage<Shape, Bits, Value>& s,
+                                                     Bits (&key)[Shape::kItemsMax], const Value* src_values,
+                                                     std::uint64_t start, std::uint32_t count, int low, int bits,
+                                                     Bits* dst_keys, Value* dst_values) {
   using Sorter = ChunkSorter<Shape, Bits, Value>;
   constexpr int kItems = Shape::kItemsMax;
   const int t = threadIdx.x;
-  typename Sorter::Sort sort(s.reused.sort);
-  if constexpr (kHasValues<Value>)
-    sort.template SortEncoded<Sorter::kIn, block::Arrangement::striped>(key, value, int(count), low, low + bits);
-  else sort.template SortEncoded<Sorter::kIn, block::Arrangement::striped>(key, int(count), low, low + bits);
+  typename Sorter::Position position[kItems];
+  if constexpr (kHasValues<Value>) {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) position[i] = typename Sorter::Position(t * kItems + i);
+    typename Sorter::Sort(s.reused.sort).SortBlockedToStriped(key, position, low, low + bits);
+  } else {
+    typename Sorter::Sort(s.reused.sort).SortBlockedToStriped(key, low, low + bits);
+  }
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const std::uint32_t p = std::uint32_t(i * Shape::kThreads + t);
     if (p < count) {
       const std::uint64_t dst = s.dest_base[digit_of(key[i], low, bits)] + p;
       dst_keys[dst] = data.codec.decode(key[i]);
-      if constexpr (kHasValues<Value>) dst_values[dst] = value[i];
+      if constexpr (kHasValues<Value>) dst_values[dst] = src_values[start + position[i]];
     }
   }
   __syncthreads();  // the next chunk reuses the storage
@@ -158,7 +167,7 @@ __device__ __forceinline__ bool push_task(Task* list, std::uint32_t* count, std:
 /// Decides what happens next to a child range of an MSD round.
 __device__ __forceinline__ void route_child(const Task& child, const RoundLists& rl, int num_rounds, const WorkLists& lists,
                                             const std::uint32_t (&block_class_max)[kNumBlockClasses],
-                                            std::uint32_t chunk_items, int begin_bit) {
+                                            std::uint32_t chunk_items, std::uint32_t span_chunks, int begin_bit) {
   const std::uint32_t one_block_max = block_class_max[kNumBlockClasses - 1];
   const bool moved = task_in_scratch(child);
   const bool more_bits = task_high_bit(child) > begin_bit;
@@ -183,8 +192,9 @@ __device__ __forceinline__ void route_child(const Task& child, const RoundLists&
     const std::uint32_t b = atomicAdd(&counters->bucket_count[rl.round + 1], 1u);
     const std::uint32_t chunks = chunks_of(child.length, chunk_items);
     const std::uint32_t base = atomicAdd(&counters->chunk_count[rl.round + 1], chunks);
+    const std::uint32_t span_base = atomicAdd(&counters->span_count[rl.round + 1], chunks_of(chunks, span_chunks));
     if (b < lists.max_buckets && base + chunks <= lists.max_chunks)
-      rl.next_buckets[b] = Bucket{child, base, 0u};
+      rl.next_buckets[b] = Bucket{child, base, span_base, 0u};
     else
       report_error(lists.status, StatusCode::workspace_too_small, b, lists.max_buckets);
   } else {
@@ -254,41 +264,16 @@ __device__ __forceinline__ void group_children(const std::uint32_t* length, std:
   if (head >= 0) group[head] = run;
 }
 
-/// Decoupled look-back by one warp, 32 chunks per step: returns the nearest
-/// chunk before `chunk` (of the bucket starting at first_chunk) that has
-/// published its inclusive counts, once every chunk between them has
-/// published at least its own. All 32 lanes of a warp call it and get it. A thread-per-digit walk took one flag and one count
-/// load per chunk, in series (2^26 keys: histogram 688 us at 0.45 TB/s).
-__device__ __forceinline__ std::uint32_t nearest_inclusive_chunk(const std::uint32_t* ready, std::uint32_t chunk,
-                                                                 std::uint32_t first_chunk) {
-  const std::uint32_t lane = threadIdx.x & 31u;
-  std::uint32_t end = chunk;  // every chunk in [end, chunk) has published at least its aggregate
-  for (;;) {
-    // Lane l looks at chunk end - 1 - l; lanes before the bucket see a
-    // stand-in "inclusive" that is never the nearest (first_chunk publishes
-    // inclusive counts directly).
-    const bool in_bucket = end >= first_chunk + 1 + lane;
-    const std::uint32_t state = in_bucket ? chunk_state(ready + (end - 1 - lane)) : kChunkInclusive;
-    const std::uint32_t inclusive = __ballot_sync(0xffffffffu, state == kChunkInclusive);
-    const std::uint32_t not_ready = __ballot_sync(0xffffffffu, state == kChunkNotReady);
-    const std::uint32_t nearer = inclusive != 0 ? (inclusive & (0u - inclusive)) - 1u : 0xffffffffu;
-    if ((not_ready & nearer) != 0) {
-      end -= std::uint32_t(__ffs(not_ready) - 1);  // the lanes before the first one not ready are aggregates
-      continue;
-    }
-    if (inclusive != 0) return end - 1 - std::uint32_t(__ffs(inclusive) - 1);
-    end -= 32;
-  }
-}
-
-/// One block per chunk, in chunk order (a ticket): count the chunk's digits,
-/// then get the digit counts of the bucket's earlier chunks by decoupled
-/// look-back (each thread walks back over the chunks before, summing their
-/// published counts until one has its inclusive counts), so no block ever
-/// scans a whole bucket. The block of a bucket's last chunk then has the
-/// bucket's digit totals: it sets the digit bases and routes each child.
+/// One block per span (Policy::kMsdSpanChunks consecutive chunks of a
+/// bucket), in span order (a ticket): count each chunk's digits, then get the
+/// digit counts of the bucket's earlier spans by decoupled look-back (each
+/// thread walks back over the spans before, summing their published counts
+/// until one has its inclusive counts), so no block ever scans a whole
+/// bucket; each chunk's prefix is the span's plus the chunks before it in
+/// the span. The block of a bucket's last span then has the bucket's digit
+/// totals: it sets the digit bases, groups the children and routes them.
 template <class Policy, class Bits, class Value>
-__global__ void __launch_bounds__(Policy::Msd::kThreads)
+__global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Policy::kMsdHistogramMinBlocks : 0)
     msd_histogram_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl, int num_rounds,
                          BlockClassLimits limits, PackTable pack) {
   enter_dependent_kernel();
@@ -296,86 +281,102 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
   static_assert(Shape::kThreads == kDigits, "one thread per digit in the look-back and the bucket scan");
   using Scan = cub::BlockScan<std::uint32_t, Shape::kThreads>;
   constexpr std::uint32_t kChunk = Shape::kTileItems;
-  __shared__ std::uint32_t histogram[kDigits];  // then the bucket's child lengths
+  constexpr std::uint32_t kSpan = Policy::kMsdSpanChunks;
+  __shared__ std::uint32_t chunk_counts[kSpan][kDigits];  // per chunk of the span, then exclusive within it
+  __shared__ std::uint32_t histogram[kDigits];  // the bucket's child lengths
   __shared__ std::uint32_t group[kDigits];
   __shared__ typename Scan::TempStorage scan_storage;
   __shared__ int bucket_slot;
-  __shared__ std::uint32_t next_chunk;
-  __shared__ std::uint32_t lookback_inclusive;
+  __shared__ std::uint32_t next_span;
   __shared__ int flag;
   if (sort_aborted(lists)) return;
 
   const std::uint32_t num_buckets = lists.counters->bucket_count[rl.round];
-  const std::uint32_t num_chunks = lists.counters->chunk_count[rl.round];
-  if (num_chunks == 0) return;  // no large range this round: no tickets to take
+  const std::uint32_t num_spans = lists.counters->span_count[rl.round];
+  if (num_spans == 0) return;  // no large range this round: no tickets to take
   const int t = threadIdx.x;
   for (;;) {
-    // Chunks are taken in order, so every chunk a look-back waits for
+    // Spans are taken in order, so every span a look-back waits for
     // belongs to a block that is already running: no deadlock.
-    if (t == 0) next_chunk = atomicAdd(&lists.counters->histogram_ticket[rl.round], 1u);
+    if (t == 0) next_span = atomicAdd(&lists.counters->histogram_ticket[rl.round], 1u);
     __syncthreads();
-    const std::uint32_t chunk = next_chunk;
-    if (chunk >= num_chunks) break;
-    const int b = find_bucket<Shape::kThreads>(rl.buckets, num_buckets, chunk, kChunk, &bucket_slot);
+    const std::uint32_t span = next_span;
+    if (span >= num_spans) break;
+    const int b = find_bucket_of_span<Shape::kThreads>(rl.buckets, num_buckets, span, kChunk, kSpan, &bucket_slot);
     const Task bucket = rl.buckets[b].task;
-    const std::uint32_t first_chunk = rl.buckets[b].chunk_base;
+    const std::uint32_t first_span = rl.buckets[b].span_base;
     const std::uint32_t num_bucket_chunks = chunks_of(bucket.length, kChunk);
-    const std::uint32_t k = chunk - first_chunk;
-    const std::uint64_t start = bucket.begin + std::uint64_t(k) * kChunk;
-    const std::uint32_t count = min(kChunk, bucket.length - k * kChunk);
+    const std::uint32_t num_bucket_spans = chunks_of(num_bucket_chunks, kSpan);
+    const std::uint32_t k = span - first_span;
+    const std::uint32_t first_chunk = k * kSpan;  // within the bucket
+    const std::uint32_t span_chunks = min(kSpan, num_bucket_chunks - first_chunk);
     const int high = task_high_bit(bucket);
     const int low = max(data.begin_bit, high - kDigitBits);
     const int bits = high - low;
     const Bits* src_keys = data.key_source(bucket);
 
-    histogram[t] = 0;
-    __syncthreads();
-    // All of the thread's loads are issued before the first atomic, so the
-    // chunk is read with full memory-level parallelism. Plain shared atomics:
-    // cheaper than grouping equal digits first, except for heavily repeated
-    // digits.
-    Bits key[Shape::kItemsMax];
 #pragma unroll
-    for (int r = 0; r < Shape::kItemsMax; ++r) {
-      const std::uint32_t i = std::uint32_t(r * Shape::kThreads + t);
-      if (i < count) key[r] = src_keys[start + i];
+    for (std::uint32_t j = 0; j < kSpan; ++j) chunk_counts[j][t] = 0;
+    __syncthreads();
+    // Each chunk's loads are issued before its first atomic, so it is read
+    // with full memory-level parallelism. Plain shared atomics: cheaper than
+    // grouping equal digits first, except for heavily repeated digits.
+    for (std::uint32_t j = 0; j < span_chunks; ++j) {
+      const std::uint64_t start = bucket.begin + std::uint64_t(first_chunk + j) * kChunk;
+      const std::uint32_t count = min(kChunk, bucket.length - (first_chunk + j) * kChunk);
+      Bits key[Shape::kItemsMax];
+#pragma unroll
+      for (int r = 0; r < Shape::kItemsMax; ++r) {
+        const std::uint32_t i = std::uint32_t(r * Shape::kThreads + t);
+        if (i < count) key[r] = src_keys[start + i];
+      }
+#pragma unroll
+      for (int r = 0; r < Shape::kItemsMax; ++r)
+        if (std::uint32_t(r * Shape::kThreads + t) < count)
+          atomicAdd(&chunk_counts[j][digit_of(data.codec.encode(key[r]), low, bits)], 1u);
     }
-#pragma unroll
-    for (int r = 0; r < Shape::kItemsMax; ++r)
-      if (std::uint32_t(r * Shape::kThreads + t) < count)
-        atomicAdd(&histogram[digit_of(data.codec.encode(key[r]), low, bits)], 1u);
     __syncthreads();
+    // Thread t owns digit t: its counts in the span's chunks become
+    // exclusive prefixes within the span; `mine` is the span's count.
+    std::uint32_t mine = 0;
+    for (std::uint32_t j = 0; j < span_chunks; ++j) {
+      const std::uint32_t c = chunk_counts[j][t];
+      chunk_counts[j][t] = mine;
+      mine += c;
+    }
 
-    // Publish this chunk's counts, then look back. Thread t owns digit t.
-    const std::uint32_t mine = histogram[t];
-    const std::size_t row = std::size_t(chunk) * kDigits + t;
-    std::uint32_t before = 0;  // digit t's count in the bucket's chunks before this one
+    // Publish this span's counts, then look back over the bucket's spans.
+    const std::size_t row = std::size_t(span) * kDigits + t;
+    std::uint32_t before = 0;  // digit t's count in the bucket's spans before this one
     if (k == 0) {
       lists.chunk_inclusive[row] = mine;
       __syncthreads();
-      if (t == 0) publish_chunk(rl.chunk_ready + chunk, kChunkInclusive);
+      if (t == 0) publish_chunk(rl.chunk_ready + span, kChunkInclusive);
     } else {
       lists.chunk_aggregate[row] = mine;
       __syncthreads();
-      if (t == 0) publish_chunk(rl.chunk_ready + chunk, kChunkAggregate);
-      if (t < 32) {
-        const std::uint32_t nearest = nearest_inclusive_chunk(rl.chunk_ready, chunk, first_chunk);
-        if (t == 0) lookback_inclusive = nearest;
+      if (t == 0) publish_chunk(rl.chunk_ready + span, kChunkAggregate);
+      for (std::uint32_t c = span - 1;; --c) {
+        std::uint32_t state;
+        while ((state = chunk_state(rl.chunk_ready + c)) == kChunkNotReady) {
+        }
+        const std::size_t at = std::size_t(c) * kDigits + t;
+        if (state == kChunkInclusive) {
+          before += __ldcg(lists.chunk_inclusive + at);
+          break;
+        }
+        before += __ldcg(lists.chunk_aggregate + at);
       }
-      __syncthreads();
-      // Warp 0 acquired every flag in [from, chunk); the barrier passes that on.
-      const std::uint32_t from = lookback_inclusive;
-      before = __ldcg(lists.chunk_inclusive + std::size_t(from) * kDigits + t);
-#pragma unroll 4
-      for (std::uint32_t c = from + 1; c < chunk; ++c) before += __ldcg(lists.chunk_aggregate + std::size_t(c) * kDigits + t);
       lists.chunk_inclusive[row] = before + mine;
       __syncthreads();
-      if (t == 0) publish_chunk(rl.chunk_ready + chunk, kChunkInclusive);
+      if (t == 0) publish_chunk(rl.chunk_ready + span, kChunkInclusive);
     }
-    rl.chunk_hist[row] = before;
-    if (k + 1 != num_bucket_chunks) continue;  // the next ticket's barrier orders the shared memory
+    const std::uint32_t chunk_row = rl.buckets[b].chunk_base + first_chunk;
+    for (std::uint32_t j = 0; j < span_chunks; ++j)
+      rl.chunk_hist[std::size_t(chunk_row + j) * kDigits + t] = before + chunk_counts[j][t];
+    if (k + 1 != num_bucket_spans) continue;  // the next ticket's barrier orders the shared memory
 
-    // The bucket's last chunk: `total` is digit t's count in the whole bucket.
+    // The bucket's last span: `total` is digit t's count in the whole bucket.
     const std::uint32_t total = before + mine;
     std::uint32_t digit_base;
     Scan(scan_storage).ExclusiveSum(total, digit_base);
@@ -389,7 +390,7 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
     if (skip) {
       if (total != 0) {
         const Task child{bucket.begin, total, task_flags(task_in_scratch(bucket), low)};
-        route_child(child, rl, num_rounds, lists, limits.max_length, kChunk, data.begin_bit);
+        route_child(child, rl, num_rounds, lists, limits.max_length, kChunk, kSpan, data.begin_bit);
       }
     } else {
       // Every child moves to the other buffer. Group the ones a block sorts.
@@ -404,10 +405,10 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
         // A group of several children still compares this round's digit.
         const int group_high = group[t] == total ? low : high;
         const Task range{bucket.begin + digit_base, group[t], task_flags(in_scratch, group_high)};
-        route_child(range, rl, num_rounds, lists, limits.max_length, kChunk, data.begin_bit);
+        route_child(range, rl, num_rounds, lists, limits.max_length, kChunk, kSpan, data.begin_bit);
       } else if (total > one_block_max) {
         const Task child{bucket.begin + digit_base, total, task_flags(in_scratch, low)};
-        route_child(child, rl, num_rounds, lists, limits.max_length, kChunk, data.begin_bit);
+        route_child(child, rl, num_rounds, lists, limits.max_length, kChunk, kSpan, data.begin_bit);
       }
     }
     __syncthreads();
@@ -415,8 +416,7 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
 }
 
 template <class Policy, class Bits, class Value>
-__global__ void __launch_bounds__(Policy::Msd::kThreads,
-                                  sizeof(Bits) == 4 && sizeof(Value) <= 4 ? Policy::kMsdScatterMinBlocks : 0)
+__global__ void __launch_bounds__(Policy::Msd::kThreads)
     msd_scatter_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
   enter_dependent_kernel();
   using Shape = typename Policy::Msd;
@@ -442,14 +442,13 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads,
     const bool from_scratch = task_in_scratch(bucket.task);
 
     Bits key[Shape::kItemsMax];
-    typename ChunkSorter<Shape, Bits, Value>::RadixValue value[Shape::kItemsMax];
     std::uint32_t digit_start;
-    load_and_count_chunk<Shape>(data, data.key_source(bucket.task), data.value_source(bucket.task), start, count, low,
-                                bits, s, key, value, digit_start);
+    load_and_count_chunk<Shape>(data, data.key_source(bucket.task), start, count, low, bits, s, key, digit_start);
     s.dest_base[t] = bucket.task.begin + rl.digit_base[std::uint64_t(b) * kDigits + t] +
                      rl.chunk_hist[std::uint64_t(chunk) * kDigits + t] - digit_start;
     __syncthreads();
-    sort_and_write_chunk<Shape>(data, s, key, value, count, low, bits, from_scratch ? data.keys : data.scratch_keys,
+    sort_and_write_chunk<Shape>(data, s, key, data.value_source(bucket.task), start, count, low, bits,
+                                from_scratch ? data.keys : data.scratch_keys,
                                 from_scratch ? data.values : data.scratch_values);
   }
 }
@@ -497,14 +496,13 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads)
       for (std::uint32_t tile = 0; tile < task.length; tile += kTile) {
         const std::uint32_t count = min(kTile, task.length - tile);
         Bits key[Shape::kItemsMax];
-        typename ChunkSorter<Shape, Bits, Value>::RadixValue value[Shape::kItemsMax];
         std::uint32_t digit_start;
-        load_and_count_chunk<Shape>(data, src_keys, src_values, task.begin + tile, count, low, bits, s, key, value,
-                                    digit_start);
+        load_and_count_chunk<Shape>(data, src_keys, task.begin + tile, count, low, bits, s, key, digit_start);
         s.dest_base[t] = task.begin + run_start - digit_start;
         run_start += s.histogram[t];
         __syncthreads();
-        sort_and_write_chunk<Shape>(data, s, key, value, count, low, bits, dst_keys, dst_values);
+        sort_and_write_chunk<Shape>(data, s, key, src_values, task.begin + tile, count, low, bits, dst_keys,
+                                    dst_values);
       }
       in_scratch = !in_scratch;
     }
