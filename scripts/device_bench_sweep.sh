@@ -17,7 +17,7 @@ set -uo pipefail
 bin="$1"; out="$2"; commit="$3"
 logs="$out/logs"
 mkdir -p "$logs"
-total_budget=225   # seconds for everything, leaving margin under 4 minutes
+total_budget=${SWEEP_TOTAL_BUDGET:-225}   # seconds for everything (default: margin under 4 minutes)
 start=$(date +%s)
 rc_all=0
 

@@ -66,6 +66,19 @@ struct Bucket {
   std::uint32_t skip;  // set by the histogram pass: one digit holds every key
 };
 
+/// Chunks per histogram span of a bucket of `chunks` chunks: up to
+/// max_span, but at least 4 spans per bucket, so that a bucket of a few
+/// chunks is still counted by several blocks at once.
+__host__ __device__ constexpr std::uint32_t msd_span_chunks(std::uint32_t chunks, std::uint32_t max_span) {
+  return chunks >= 4 * max_span ? max_span : (chunks >= 8 ? chunks / 4 : 1u);
+}
+
+/// Spans of a bucket of `chunks` chunks.
+__host__ __device__ constexpr std::uint32_t msd_spans(std::uint32_t chunks, std::uint32_t max_span) {
+  const std::uint32_t span = msd_span_chunks(chunks, max_span);
+  return (chunks + span - 1) / span;
+}
+
 /// Counters, zeroed by one memset at the start of every sort.
 struct Counters {
   std::uint32_t class_count[kNumClasses];

@@ -97,10 +97,12 @@ struct Sm90Policy {
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;
-  // The MSD histogram counts this many consecutive chunks of a bucket per
-  // block (a span) and looks back over spans: per chunk, its look-back
-  // outran its work and the inclusive counts lagged far behind (2^26 pairs:
-  // round 0's histogram 0.69 ms, 0.45 TB/s).
+  // The MSD histogram counts up to this many consecutive chunks of a bucket
+  // per block (a span; a bucket keeps at least 4 spans, msd_span_chunks)
+  // and looks back over spans: per chunk, its look-back outran its work and
+  // the inclusive counts lagged far behind (2^26 pairs: round 0's histogram
+  // 0.69-1.0 ms, 16 chunks per span 0.136 ms). Spans of 16 for every bucket
+  // left buckets of a few chunks to one block (tiles16-4M 0.544 -> 0.579 ms).
   static constexpr std::uint32_t kMsdSpanChunks = 16;
   // Blocks per SM the histogram is compiled for with 32-bit keys (64-bit
   // keys spill under that cap): it is latency bound, and

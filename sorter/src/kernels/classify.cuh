@@ -294,7 +294,7 @@ __global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm) classi
 template <class OffsetT>
 __global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm)
     classify_scatter_kernel(CountSource src, WorkLists lists, int key_high_bit, std::uint32_t msd_chunk_items,
-                            std::uint32_t msd_span_chunks) {
+                            std::uint32_t msd_max_span) {
   enter_dependent_kernel();
   __shared__ std::uint32_t region_begin[kNumClasses];
   __shared__ std::uint32_t block_count[kNumClasses];
@@ -321,7 +321,7 @@ __global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm)
           const std::uint32_t chunks = std::uint32_t((length + msd_chunk_items - 1) / msd_chunk_items);
           const std::uint32_t chunk_base = atomicAdd(&lists.counters->chunk_count[0], chunks);
           const std::uint32_t span_base =
-              atomicAdd(&lists.counters->span_count[0], (chunks + msd_span_chunks - 1) / msd_span_chunks);
+              atomicAdd(&lists.counters->span_count[0], msd_spans(chunks, msd_max_span));
           if (b < lists.max_buckets && chunk_base + chunks <= lists.max_chunks) {
             lists.buckets[0][b] = Bucket{large, chunk_base, span_base, 0u};
           } else {  // cannot happen when the workspace was sized from this plan

@@ -65,16 +65,16 @@ __device__ __forceinline__ std::uint32_t chunks_of(std::uint32_t length, std::ui
   return (length + chunk_items - 1) / chunk_items;
 }
 
-/// Index of the bucket whose span `span` is (spans of span_chunks chunks).
+/// Index of the bucket whose span `span` is (spans: msd_span_chunks).
 /// All threads call it.
 template <int THREADS>
 __device__ __forceinline__ int find_bucket_of_span(const Bucket* buckets, std::uint32_t num_buckets, std::uint32_t span,
-                                                   std::uint32_t chunk_items, std::uint32_t span_chunks,
+                                                   std::uint32_t chunk_items, std::uint32_t max_span,
                                                    int* shared_slot) {
   __syncthreads();
   for (std::uint32_t b = threadIdx.x; b < num_buckets; b += THREADS) {
     const Bucket bucket = buckets[b];
-    if (span - bucket.span_base < chunks_of(chunks_of(bucket.task.length, chunk_items), span_chunks))
+    if (span - bucket.span_base < msd_spans(chunks_of(bucket.task.length, chunk_items), max_span))
       *shared_slot = int(b);
   }
   __syncthreads();
@@ -167,7 +167,7 @@ __device__ __forceinline__ bool push_task(Task* list, std::uint32_t* count, std:
 /// Decides what happens next to a child range of an MSD round.
 __device__ __forceinline__ void route_child(const Task& child, const RoundLists& rl, int num_rounds, const WorkLists& lists,
                                             const std::uint32_t (&block_class_max)[kNumBlockClasses],
-                                            std::uint32_t chunk_items, std::uint32_t span_chunks, int begin_bit) {
+                                            std::uint32_t chunk_items, std::uint32_t max_span, int begin_bit) {
   const std::uint32_t one_block_max = block_class_max[kNumBlockClasses - 1];
   const bool moved = task_in_scratch(child);
   const bool more_bits = task_high_bit(child) > begin_bit;
@@ -192,7 +192,7 @@ __device__ __forceinline__ void route_child(const Task& child, const RoundLists&
     const std::uint32_t b = atomicAdd(&counters->bucket_count[rl.round + 1], 1u);
     const std::uint32_t chunks = chunks_of(child.length, chunk_items);
     const std::uint32_t base = atomicAdd(&counters->chunk_count[rl.round + 1], chunks);
-    const std::uint32_t span_base = atomicAdd(&counters->span_count[rl.round + 1], chunks_of(chunks, span_chunks));
+    const std::uint32_t span_base = atomicAdd(&counters->span_count[rl.round + 1], msd_spans(chunks, max_span));
     if (b < lists.max_buckets && base + chunks <= lists.max_chunks)
       rl.next_buckets[b] = Bucket{child, base, span_base, 0u};
     else
@@ -264,8 +264,8 @@ __device__ __forceinline__ void group_children(const std::uint32_t* length, std:
   if (head >= 0) group[head] = run;
 }
 
-/// One block per span (Policy::kMsdSpanChunks consecutive chunks of a
-/// bucket), in span order (a ticket): count each chunk's digits, then get the
+/// One block per span (consecutive chunks of a bucket: msd_span_chunks, at
+/// most Policy::kMsdSpanChunks), in span order (a ticket): count each chunk's digits, then get the
 /// digit counts of the bucket's earlier spans by decoupled look-back (each
 /// thread walks back over the spans before, summing their published counts
 /// until one has its inclusive counts), so no block ever scans a whole
@@ -306,10 +306,11 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
     const Task bucket = rl.buckets[b].task;
     const std::uint32_t first_span = rl.buckets[b].span_base;
     const std::uint32_t num_bucket_chunks = chunks_of(bucket.length, kChunk);
-    const std::uint32_t num_bucket_spans = chunks_of(num_bucket_chunks, kSpan);
+    const std::uint32_t chunks_per_span = msd_span_chunks(num_bucket_chunks, kSpan);
+    const std::uint32_t num_bucket_spans = msd_spans(num_bucket_chunks, kSpan);
     const std::uint32_t k = span - first_span;
-    const std::uint32_t first_chunk = k * kSpan;  // within the bucket
-    const std::uint32_t span_chunks = min(kSpan, num_bucket_chunks - first_chunk);
+    const std::uint32_t first_chunk = k * chunks_per_span;  // within the bucket
+    const std::uint32_t span_chunks = min(chunks_per_span, num_bucket_chunks - first_chunk);
     const int high = task_high_bit(bucket);
     const int low = max(data.begin_bit, high - kDigitBits);
     const int bits = high - low;
