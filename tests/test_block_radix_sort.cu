@@ -34,13 +34,7 @@ using tstest::KeyType;
 using tstest::Order;
 using tstest::Rng;
 
-template <class K> constexpr KeyType key_type_of();
-template <> constexpr KeyType key_type_of<std::uint32_t>() { return KeyType::u32; }
-template <> constexpr KeyType key_type_of<std::int32_t>() { return KeyType::i32; }
-template <> constexpr KeyType key_type_of<float>() { return KeyType::f32; }
-template <> constexpr KeyType key_type_of<std::uint64_t>() { return KeyType::u64; }
-template <> constexpr KeyType key_type_of<std::int64_t>() { return KeyType::i64; }
-template <> constexpr KeyType key_type_of<double>() { return KeyType::f64; }
+using tilesort::key_type_of;  // C++ key type -> KeyType (segmented_sort.hpp)
 
 template <class V> constexpr bool kWithValues = !std::is_same<V, KeysOnly>::value;
 // Host-side storage type of the values (KeysOnly: a dummy that is never compared).
