@@ -10,8 +10,11 @@
 #   3. the throughput sweep (particle counts x tile sizes x sorters) -> CSV + SVG;
 #   4. the test binaries tilesort_interop_tests and tilesort_demo_tests.
 #
-#   scripts/device_demo_check.sh BIN_DIR OUT_DIR
+#   scripts/device_demo_check.sh BIN_DIR OUT_DIR COMMIT
 #
+# COMMIT (the SHA the binaries were built from) heads summary.txt and ab.md
+# and goes into the interop report, so every result names the code it
+# measured.
 # BIN_DIR: tilesort-bench, tilesort-demo, tilesort_interop_tests,
 # tilesort_demo_tests, and lib/ with the shared libraries a bare machine
 # lacks (libglfw and its X11 libraries, as in device_full_check.sh's
@@ -20,7 +23,7 @@
 # OUT_DIR gets summary.txt, interop-handoff.{md,json}, sweep.{csv,svg},
 # ab.md and logs.tar.gz (every log).
 set -uo pipefail
-bin="$1"; out="$2"
+bin="$1"; out="$2"; commit="${3:?usage: device_demo_check.sh BIN_DIR OUT_DIR COMMIT}"
 mkdir -p "$out"; logs="$out/logs"; mkdir -p "$logs"
 summary="$out/summary.txt"; : >"$summary"
 if [ -d .gl ]; then
@@ -32,13 +35,14 @@ export LD_LIBRARY_PATH="$bin/lib:${LD_LIBRARY_PATH:-}"
 unset DISPLAY WAYLAND_DISPLAY
 start=$(date +%s)
 note() { echo "$*" | tee -a "$summary"; }
+note "commit: $commit"
 note "device_demo_check: $(date -u +%FT%TZ), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)"
 for b in tilesort-bench tilesort-demo tilesort_interop_tests tilesort_demo_tests; do
   [ -x "$bin/$b" ] || note "MISSING: $bin/$b"
 done
 
 # 1. Handoff latency, every mode.
-timeout 120 "$bin/tilesort-bench" --suite interop --handoff-only --frames 200 --out "$out/interop-handoff" \
+timeout 120 "$bin/tilesort-bench" --suite interop --handoff-only --frames 200 --commit "$commit" --out "$out/interop-handoff" \
   >"$logs/interop-handoff-stdout.txt" 2>"$logs/interop-handoff-progress.txt"
 note "interop handoff: exit $?"
 [ -f "$out/interop-handoff.md" ] && sed -n '/^| mode/,/^$/p;/^| reference/,/^$/p' "$out/interop-handoff.md" >>"$summary"
@@ -56,7 +60,9 @@ demo() {  # demo NAME TIMEOUT ARGS...: one headless run, its verdicts and summar
   grep -E '^summary: (median|A/B)' "$log" | sed 's/^/    /' >>"$summary"
   return $rc
 }
-{ echo "| particles | records/frame | tilesort ms | 3DGS ms | speedup | frame ms (both sorting) | verified |"
+{ echo "commit: $commit, $(date -u +%F), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>&1 | head -1), 1920x1080, 16 px tiles"
+  echo
+  echo "| particles | records/frame | tilesort ms | 3DGS ms | speedup | frame ms (both sorting) | verified |"
   echo "|---|---|---|---|---|---|---|"; } >"$out/ab.md"
 for p in 1000000 4000000 16000000; do
   demo "ab-$p" 90 --gpu --sorter tilesort --compare --particles "$p" --frames 120
