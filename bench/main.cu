@@ -84,14 +84,6 @@ struct Options {
   bool list_workloads = false;
 };
 
-std::vector<std::string> split(const std::string& list) {
-  std::vector<std::string> items;
-  std::stringstream stream(list);
-  for (std::string item; std::getline(stream, item, ',');)
-    if (!item.empty()) items.push_back(item);
-  return items;
-}
-
 std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : ",") + item;
@@ -228,7 +220,7 @@ std::vector<const Variant*> parse_variants(const std::string& list) {
     for (const Variant& v : kVariants) variants.push_back(&v);
     return variants;
   }
-  for (const auto& name : split(list)) {
+  for (const auto& name : split_list(list)) {
     const Variant* found = nullptr;
     for (const Variant& v : kVariants)
       if (name == v.name) found = &v;
@@ -243,7 +235,7 @@ Options parse_options(int argc, char** argv) {
   o.workloads = all_workload_names();
   for (const Variant& v : kVariants) o.variants.push_back(&v);
   for (const MethodInfo& m : all_methods()) o.methods.push_back(&m);
-  o.segmented_radix_skip = split(kDefaultSegmentedRadixSkip);
+  o.segmented_radix_skip = split_list(kDefaultSegmentedRadixSkip);
   SharedFlags shared{&o.reps, &o.warmup, &o.out, &o.commit};
   bool out_given = false;
 
@@ -264,7 +256,7 @@ Options parse_options(int argc, char** argv) {
         o.workloads = all_workload_names();
         continue;
       }
-      o.workloads = split(list);
+      o.workloads = split_list(list);
       for (const auto& name : o.workloads) check_workload_name(name);
     } else if (flag == "--segments") {
       try {
@@ -294,7 +286,7 @@ Options parse_options(int argc, char** argv) {
       const std::string list = value();
       if (list == "all") continue;
       o.methods.clear();
-      for (const auto& name : split(list)) {
+      for (const auto& name : split_list(list)) {
         const MethodInfo* found = nullptr;
         for (const MethodInfo& m : all_methods())
           if (name == m.name) found = &m;
@@ -307,7 +299,7 @@ Options parse_options(int argc, char** argv) {
       o.methods.erase(std::unique(o.methods.begin(), o.methods.end()), o.methods.end());
     } else if (flag == "--seg-radix-skip") {
       const std::string list = value();
-      o.segmented_radix_skip = list == "none" ? std::vector<std::string>{} : split(list);
+      o.segmented_radix_skip = list == "none" ? std::vector<std::string>{} : split_list(list);
       for (const auto& name : o.segmented_radix_skip)
         if (name.find(':') == std::string::npos) check_workload_name(name);  // a --segments spec is its own name
     } else if (shared.take(flag, value)) {  // --reps, --warmup, --quick, --out, --commit

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace bench {
 namespace {
@@ -42,6 +43,14 @@ bool write_reports(const std::string& prefix, const std::vector<std::pair<std::s
 
 bool write_suite_reports(const std::string& prefix, const std::string& markdown, const std::string& json) {
   return write_reports(prefix, {{".md", markdown}, {".json", json}});
+}
+
+std::vector<std::string> split_list(const std::string& list) {
+  std::vector<std::string> items;
+  std::stringstream stream(list);
+  for (std::string item; std::getline(stream, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  return items;
 }
 
 }  // namespace bench

@@ -29,6 +29,9 @@ struct SuiteOptions {
   std::vector<std::string> args;  // options main did not recognise, for the suite to parse
 };
 
+/// The non-empty items of a comma-separated option value ("a,,b" -> a, b).
+std::vector<std::string> split_list(const std::string& list);
+
 /// Returns the process exit status: 0 all rows ran and verified, 1 some row
 /// failed verification, 64 bad suite options.
 using SuiteFunction = int (*)(const SuiteOptions&);

@@ -18,6 +18,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "block_test_util.hpp"
 #include "gpu_test_util.hpp"
 #include "reference.hpp"
 #include "tilesort/block/block_radix_sort.cuh"
@@ -36,9 +37,10 @@ using tstest::Rng;
 
 using tilesort::key_type_of;  // C++ key type -> KeyType (segmented_sort.hpp)
 
-template <class V> constexpr bool kWithValues = !std::is_same<V, KeysOnly>::value;
-// Host-side storage type of the values (KeysOnly: a dummy that is never compared).
-template <class V> using HostValue = std::conditional_t<kWithValues<V>, V, std::uint32_t>;
+using tstest::download;
+using tstest::HostValue;
+using tstest::kWithValues;
+using tstest::upload;
 
 // The header's shared-memory figures (block_radix_sort.cuh, docs/device_api.md).
 static_assert(sizeof(BlockRadixSort8<std::uint32_t, std::uint32_t, 256, 16>::TempStorage) == 43040, "");
@@ -117,16 +119,6 @@ const char* name_of(Arrangement a) {
   return a == Arrangement::blocked ? "blocked" : a == Arrangement::striped ? "striped" : "warp_striped";
 }
 
-template <class T>
-void upload(DeviceBuffer& d, const std::vector<T>& v) {
-  tstest::upload_bytes(d, v.data(), v.size() * sizeof(T));
-}
-template <class T>
-void download(std::vector<T>& v, const DeviceBuffer& d) {
-  std::vector<unsigned char> bytes;
-  tstest::download_bytes(bytes, d, v.size() * sizeof(T));
-  if (!bytes.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
-}
 
 /// The expected result: each tile's valid prefix stably sorted by bits
 /// [begin_bit, end_bit) of the encoded key.

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "block_test_util.hpp"
 #include "gpu_test_util.hpp"
 #include "reference.hpp"
 #include "tilesort/block/block_merge.cuh"
@@ -32,9 +33,10 @@ using tilesort::block::BlockSortStrategy;
 
 using tilesort::key_type_of;  // C++ key type -> KeyType (segmented_sort.hpp)
 
-template <class V> constexpr bool kWithValues = !std::is_same<V, KeysOnly>::value;
-// Host-side storage type of the values (KeysOnly: a dummy that is never uploaded).
-template <class V> using HostValue = std::conditional_t<kWithValues<V>, V, std::uint32_t>;
+using tstest::download;
+using tstest::HostValue;
+using tstest::kWithValues;
+using tstest::upload;
 
 // ---------------------------------------------------------------------------
 // Kernels
@@ -215,16 +217,6 @@ void expect_ranges_equal(const TileData<K, V>& want, const TileData<K, V>& got,
   }
 }
 
-template <class T>
-void upload(DeviceBuffer& d, const std::vector<T>& v) {
-  tstest::upload_bytes(d, v.data(), v.size() * sizeof(T));
-}
-template <class T>
-void download(std::vector<T>& v, const DeviceBuffer& d) {
-  std::vector<unsigned char> bytes;
-  tstest::download_bytes(bytes, d, v.size() * sizeof(T));
-  std::memcpy(v.data(), bytes.data(), bytes.size());
-}
 
 /// Runs `kernel(in_keys, in_values, out_keys, out_values, per_tile, extra...)`
 /// on `blocks` blocks of `threads` (with `dynamic_smem` bytes of dynamic

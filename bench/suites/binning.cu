@@ -85,14 +85,6 @@ struct Selection {
   bool has(Method m) const { return std::find(methods.begin(), methods.end(), m) != methods.end(); }
 };
 
-std::vector<std::string> split_list(const std::string& list) {
-  std::vector<std::string> items;
-  std::stringstream ss(list);
-  for (std::string item; std::getline(ss, item, ',');)
-    if (!item.empty()) items.push_back(item);
-  return items;
-}
-
 /// Parses the suite's own options; false (after a message) on a bad one.
 bool parse_selection(const std::vector<std::string>& args, Selection* sel) {
   auto fail = [](const std::string& why) {

@@ -526,20 +526,35 @@ int run_block_suite(const SuiteOptions& o) {
   std::vector<Row> rows;
   std::vector<u32> want_k(total), want_v(total), got_k(total), got_v(total);
   bool all_ok = true;
-  for (const TileSize& size : radix_only ? std::vector<TileSize>() : tile_sizes()) {
-    // Expected: each tile stably sorted (values are increasing input indices).
-    parallel_for(total / size.items, 64, [&](std::size_t b0, std::size_t b1) {
-      std::vector<std::pair<u32, u32>> tile(size.items);
+  // Expected: each tile of `items` stably sorted by the key bits in `mask`
+  // (values are increasing input indices).
+  const auto expect_sorted_tiles = [&](int items, u32 mask) {
+    parallel_for(total / items, 64, [&](std::size_t b0, std::size_t b1) {
+      std::vector<std::pair<u32, u32>> tile(items);
       for (std::size_t b = b0; b < b1; ++b) {
-        const std::size_t base = b * size.items;
-        for (int i = 0; i < size.items; ++i) tile[i] = {keys[base + i], values[base + i]};
-        std::stable_sort(tile.begin(), tile.end(), [](const auto& a, const auto& c) { return a.first < c.first; });
-        for (int i = 0; i < size.items; ++i) {
+        const std::size_t base = b * items;
+        for (int i = 0; i < items; ++i) tile[i] = {keys[base + i], values[base + i]};
+        std::stable_sort(tile.begin(), tile.end(),
+                         [mask](const auto& a, const auto& c) { return (a.first & mask) < (c.first & mask); });
+        for (int i = 0; i < items; ++i) {
           want_k[base + i] = tile[i].first;
           want_v[base + i] = tile[i].second;
         }
       }
     });
+  };
+  // One launch into cleared outputs, compared with the expected tiles.
+  const auto output_is_right = [&](const std::function<void()>& launch) {
+    BENCH_CUDA_CHECK(cudaMemsetAsync(d_out_k, 0, bytes, stream));
+    BENCH_CUDA_CHECK(cudaMemsetAsync(d_out_v, 0, bytes, stream));
+    launch();
+    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    BENCH_CUDA_CHECK(cudaMemcpy(got_k.data(), d_out_k, bytes, cudaMemcpyDeviceToHost));
+    BENCH_CUDA_CHECK(cudaMemcpy(got_v.data(), d_out_v, bytes, cudaMemcpyDeviceToHost));
+    return got_k == want_k && got_v == want_v;
+  };
+  for (const TileSize& size : radix_only ? std::vector<TileSize>() : tile_sizes()) {
+    expect_sorted_tiles(size.items, ~0u);
     const unsigned grid = unsigned(total / size.items);
     for (const Shape& s : size.shapes) {
       Row row{size.items, s.threads, s.items, {}, {}};
@@ -549,13 +564,7 @@ int run_block_suite(const SuiteOptions& o) {
           s.kernels[m]<<<grid, s.threads, 0, stream>>>(d_in_k, d_in_v, d_out_k, d_out_v);
           BENCH_CUDA_CHECK(cudaGetLastError());
         };
-        BENCH_CUDA_CHECK(cudaMemsetAsync(d_out_k, 0, bytes, stream));
-        BENCH_CUDA_CHECK(cudaMemsetAsync(d_out_v, 0, bytes, stream));
-        launch();
-        BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-        BENCH_CUDA_CHECK(cudaMemcpy(got_k.data(), d_out_k, bytes, cudaMemcpyDeviceToHost));
-        BENCH_CUDA_CHECK(cudaMemcpy(got_v.data(), d_out_v, bytes, cudaMemcpyDeviceToHost));
-        row.ok[m] = got_k == want_k && got_v == want_v;
+        row.ok[m] = output_is_right(launch);
         if (!row.ok[m]) {
           all_ok = false;
           row.ms[m] = -1;  // WRONG in the report ("-" = not applicable)
@@ -578,20 +587,7 @@ int run_block_suite(const SuiteOptions& o) {
   std::vector<medium::Row> medium_rows;
   for (const medium::TileSize& size : medium::tile_sizes()) {
     for (const int end_bit : medium::kEndBits) {
-      const u32 mask = end_bit >= 32 ? ~0u : (1u << end_bit) - 1u;
-      parallel_for(total / size.items, 64, [&](std::size_t b0, std::size_t b1) {
-        std::vector<std::pair<u32, u32>> tile(size.items);
-        for (std::size_t b = b0; b < b1; ++b) {
-          const std::size_t base = b * size.items;
-          for (int i = 0; i < size.items; ++i) tile[i] = {keys[base + i], values[base + i]};
-          std::stable_sort(tile.begin(), tile.end(),
-                           [mask](const auto& a, const auto& c) { return (a.first & mask) < (c.first & mask); });
-          for (int i = 0; i < size.items; ++i) {
-            want_k[base + i] = tile[i].first;
-            want_v[base + i] = tile[i].second;
-          }
-        }
-      });
+      expect_sorted_tiles(size.items, end_bit >= 32 ? ~0u : (1u << end_bit) - 1u);
       const unsigned grid = unsigned(total / size.items);
       for (const medium::Shape& s : size.shapes) {
         medium::Row row{size.items, end_bit, s.threads, s.items, {}, {}};
@@ -603,13 +599,7 @@ int run_block_suite(const SuiteOptions& o) {
             e.kernel<<<grid, s.threads, e.smem, stream>>>(d_in_k, d_in_v, d_out_k, d_out_v, end_bit);
             BENCH_CUDA_CHECK(cudaGetLastError());
           };
-          BENCH_CUDA_CHECK(cudaMemsetAsync(d_out_k, 0, bytes, stream));
-          BENCH_CUDA_CHECK(cudaMemsetAsync(d_out_v, 0, bytes, stream));
-          launch();
-          BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-          BENCH_CUDA_CHECK(cudaMemcpy(got_k.data(), d_out_k, bytes, cudaMemcpyDeviceToHost));
-          BENCH_CUDA_CHECK(cudaMemcpy(got_v.data(), d_out_v, bytes, cudaMemcpyDeviceToHost));
-          row.ok[m] = got_k == want_k && got_v == want_v;
+          row.ok[m] = output_is_right(launch);
           if (!row.ok[m]) {
             all_ok = false;
             row.ms[m] = -1;

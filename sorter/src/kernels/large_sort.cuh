@@ -65,31 +65,14 @@ __device__ __forceinline__ std::uint32_t chunks_of(std::uint32_t length, std::ui
   return (length + chunk_items - 1) / chunk_items;
 }
 
-/// Index of the bucket whose span `span` is (spans: msd_span_chunks).
-/// All threads call it.
-template <int THREADS>
-__device__ __forceinline__ int find_bucket_of_span(const Bucket* buckets, std::uint32_t num_buckets, std::uint32_t span,
-                                                   std::uint32_t chunk_items, std::uint32_t max_span,
-                                                   int* shared_slot) {
+/// Index of the bucket for which owns(bucket) holds (the buckets are
+/// disjoint, so at most one does). All threads call it.
+template <int THREADS, class Owns>
+__device__ __forceinline__ int find_bucket(const Bucket* buckets, std::uint32_t num_buckets, Owns owns,
+                                           int* shared_slot) {
   __syncthreads();
-  for (std::uint32_t b = threadIdx.x; b < num_buckets; b += THREADS) {
-    const Bucket bucket = buckets[b];
-    if (span - bucket.span_base < msd_spans(chunks_of(bucket.task.length, chunk_items), max_span))
-      *shared_slot = int(b);
-  }
-  __syncthreads();
-  return *shared_slot;
-}
-
-/// Index of the bucket that owns `chunk`. All threads call it.
-template <int THREADS>
-__device__ __forceinline__ int find_bucket(const Bucket* buckets, std::uint32_t num_buckets, std::uint32_t chunk,
-                                           std::uint32_t chunk_items, int* shared_slot) {
-  __syncthreads();
-  for (std::uint32_t b = threadIdx.x; b < num_buckets; b += THREADS) {
-    const Bucket bucket = buckets[b];
-    if (chunk - bucket.chunk_base < chunks_of(bucket.task.length, chunk_items)) *shared_slot = int(b);
-  }
+  for (std::uint32_t b = threadIdx.x; b < num_buckets; b += THREADS)
+    if (owns(buckets[b])) *shared_slot = int(b);
   __syncthreads();
   return *shared_slot;
 }
@@ -283,7 +266,7 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
   constexpr std::uint32_t kChunk = Shape::kTileItems;
   constexpr std::uint32_t kSpan = Policy::kMsdSpanChunks;
   __shared__ std::uint32_t chunk_counts[kSpan][kDigits];  // per chunk of the span, then exclusive within it
-  __shared__ std::uint32_t histogram[kDigits];  // the bucket's child lengths
+  __shared__ std::uint32_t child_length[kDigits];
   __shared__ std::uint32_t group[kDigits];
   __shared__ typename Scan::TempStorage scan_storage;
   __shared__ int bucket_slot;
@@ -302,7 +285,10 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
     __syncthreads();
     const std::uint32_t span = next_span;
     if (span >= num_spans) break;
-    const int b = find_bucket_of_span<Shape::kThreads>(rl.buckets, num_buckets, span, kChunk, kSpan, &bucket_slot);
+    const int b = find_bucket<Shape::kThreads>(
+        rl.buckets, num_buckets,
+        [&](const Bucket& c) { return span - c.span_base < msd_spans(chunks_of(c.task.length, kChunk), kSpan); },
+        &bucket_slot);
     const Task bucket = rl.buckets[b].task;
     const std::uint32_t first_span = rl.buckets[b].span_base;
     const std::uint32_t num_bucket_chunks = chunks_of(bucket.length, kChunk);
@@ -396,10 +382,10 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
     } else {
       // Every child moves to the other buffer. Group the ones a block sorts.
       const std::uint32_t one_block_max = limits.max_length[kNumBlockClasses - 1];
-      histogram[t] = total;
+      child_length[t] = total;
       group[t] = 0;
       __syncthreads();
-      if (t == 0) group_children(histogram, group, one_block_max, pack);
+      if (t == 0) group_children(child_length, group, one_block_max, pack);
       __syncthreads();
       const bool in_scratch = !task_in_scratch(bucket);
       if (group[t] != 0) {
@@ -431,7 +417,9 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
   const std::uint32_t num_chunks = lists.counters->chunk_count[rl.round];
   const int t = threadIdx.x;
   for (std::uint32_t chunk = blockIdx.x; chunk < num_chunks; chunk += gridDim.x) {
-    const int b = find_bucket<Shape::kThreads>(rl.buckets, num_buckets, chunk, kChunk, &s.bucket);
+    const int b = find_bucket<Shape::kThreads>(
+        rl.buckets, num_buckets,
+        [&](const Bucket& c) { return chunk - c.chunk_base < chunks_of(c.task.length, kChunk); }, &s.bucket);
     const Bucket bucket = rl.buckets[b];
     if (bucket.skip) continue;
     const std::uint32_t k = chunk - bucket.chunk_base;
