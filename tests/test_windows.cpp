@@ -1,9 +1,12 @@
-// Windows: several whole segments sorted in one block's tile
-// (sorter/src/kernels/classify.cuh). Classification packs runs of
-// consecutive segments whose own class would leave much of its tile empty;
-// these tests draw layouts that make such runs (and break them) in every
-// way the packing distinguishes, and check every result against the CPU
-// reference. Seeds as in test_segmented_sort.cpp (TILESORT_TEST_SEED).
+// Packing (sorter/src/kernels/pack.cuh). Windows: several whole segments
+// sorted in one block's tile (kernels/classify.cuh); classification packs
+// runs of consecutive segments whose own class would leave much of its tile
+// empty. The walk: the warp kernel takes 32 consecutive segments at a time
+// and sorts those of a warp class that take no window, one lane per segment
+// of up to 8 keys, groups of lanes for longer ones. These tests draw layouts
+// that make such runs and batches (and break them) in every way the packing
+// distinguishes, and check every result against the CPU reference. Seeds as
+// in test_segmented_sort.cpp (TILESORT_TEST_SEED).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -134,6 +137,73 @@ TEST_F(SegmentedSortWindows, BitRangesAndSegmentBounds) {
   }
 }
 
+/// Segments of 0..140 keys drawn so that every batch of 32 consecutive ones
+/// mixes what the walk sorts (one lane per segment up to 8 keys, 4 with
+/// 64-bit keys or values; groups of lanes up to 16 keys) with what it leaves
+/// to the lists (17..128 keys, some of them windowed), one-key and empty
+/// segments, and now and then a block-class or MSD segment; or, with
+/// `uniform_batches`, long runs of one length so whole batches fall into
+/// one class.
+std::vector<std::uint64_t> walk_layout(Rng& rng, std::uint64_t segments, bool uniform_batches) {
+  std::vector<std::uint64_t> out;
+  while (out.size() < segments) {
+    if (uniform_batches) {
+      const std::uint64_t len = rng() % 141;
+      for (std::uint64_t i = 0, run = 1 + rng() % 100; i < run; ++i) out.push_back(len);
+      continue;
+    }
+    const unsigned pick = unsigned(rng() % 16);
+    if (pick == 0) out.push_back(129 + rng() % 3000);
+    else if (pick == 1 && rng() % 8 == 0) out.push_back(20000 + rng() % 5000);
+    else if (pick < 4) out.push_back(rng() % 2);
+    else if (pick < 8) out.push_back(2 + rng() % 7);
+    else if (pick < 12) out.push_back(9 + rng() % 8);
+    else out.push_back(2 + rng() % 139);
+  }
+  out.resize(segments);
+  return out;
+}
+
+TEST_F(SegmentedSortWindows, WalkedBatchesOfEveryClassMix) {
+  TS_TRACE_SEED();
+  const int reps = small_mode() ? 2 : 6;
+  for (const WindowCombo& p : kCombos) {
+    for (int rep = 0; rep < reps; ++rep) {
+      // Counts around whole batches: 1, 31, 32, 33 and larger.
+      const std::uint64_t counts[] = {1, 31, 32, 33, 64 + rng_() % 32, 1 + rng_() % (small_mode() ? 3000 : 60000)};
+      for (std::uint64_t count : counts) {
+        const bool uniform = rng_() % 3 == 0;
+        SCOPED_TRACE(::testing::Message() << name(p) << " rep " << rep << " segments " << count
+                                          << (uniform ? " uniform batches" : " mixed batches"));
+        const auto sizes = walk_layout(rng_, count, uniform);
+        const Dist dist = all_dists()[rng_() % all_dists().size()];
+        const HostCase c = make_case(p.key, p.value, p.offset, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
+        const Order order = (rng_() & 1) ? Order::ascending : Order::descending;
+        ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, random_options(rng_, order, c)));
+      }
+    }
+  }
+}
+
+// The walk compares the call's bits: positions keep equal compared keys in
+// input order (stability) whatever the other bits hold.
+TEST_F(SegmentedSortWindows, WalkedBatchesWithBitRanges) {
+  TS_TRACE_SEED();
+  for (int rep = 0; rep < 8; ++rep) {
+    const auto sizes = walk_layout(rng_, small_mode() ? 2000 : 40000, rep % 2 == 0);
+    const KeyType key = rep % 4 < 2 ? KeyType::u32 : KeyType::u64;
+    const ValueType value = rep % 3 == 0 ? ValueType::none : ValueType::b32;
+    const HostCase c = make_case(key, value, OffsetType::u32, sizes, Dist::few_unique, rng_);
+    RunOptions o = random_options(rng_, (rep & 1) ? Order::descending : Order::ascending, c);
+    const int bits = key == KeyType::u32 ? 32 : 64;
+    o.begin_bit = int(rng_() % 8);
+    o.end_bit = o.begin_bit + 1 + int(rng_() % (bits - o.begin_bit));
+    SCOPED_TRACE(::testing::Message() << name_of(key) << "_" << name_of(value) << " bits [" << o.begin_bit << ", "
+                                      << o.end_bit << ")");
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
 using SanitizerSegmentedSortWindows = GpuTest;
 
 TEST_F(SanitizerSegmentedSortWindows, MixedRuns) {
@@ -143,6 +213,16 @@ TEST_F(SanitizerSegmentedSortWindows, MixedRuns) {
     const auto sizes = window_layout(rng_, 20000);
     const HostCase c = make_case(p.key, p.value, p.offset, sizes, Dist::uniform, rng_, 3, 3);
     ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, random_options(rng_, Order::ascending, c)));
+  }
+}
+
+TEST_F(SanitizerSegmentedSortWindows, WalkedBatches) {
+  TS_TRACE_SEED();
+  for (const WindowCombo& p : kCombos) {
+    SCOPED_TRACE(name(p));
+    const auto sizes = walk_layout(rng_, 700, false);
+    const HostCase c = make_case(p.key, p.value, p.offset, sizes, Dist::uniform, rng_, 3, 3);
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, random_options(rng_, Order::descending, c)));
   }
 }
 

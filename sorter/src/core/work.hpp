@@ -14,7 +14,7 @@ namespace detail {
 
 // Size classes a segment is binned into (see docs/design.md).
 enum SizeClass : int {
-  kClassWarp8 = 0,  // 2..8 keys: 16 segments per warp (groups of 2 lanes x 4 keys)
+  kClassWarp8 = 0,  // 2..8 keys: one lane per segment (a network in registers)
   kClassWarp16,     // 9..16: groups of 4 lanes x 4
   kClassWarp32,     // 17..32: 8 lanes x 4
   kClassWarp64,     // 33..64: 16 lanes x 4
@@ -90,6 +90,7 @@ struct Counters {
   std::uint32_t chunk_count[kMaxMsdRoundsAny];
   std::uint32_t span_count[kMaxMsdRoundsAny];
   std::uint32_t histogram_ticket[kMaxMsdRoundsAny];  // next span of a round's histogram kernel (in order)
+  std::uint32_t num_segments;  // the call's segment count, resolved by classify_count (for the walk)
 };
 
 /// Publication state of one MSD span's digit counts (WorkLists::chunk_ready,
@@ -168,6 +169,12 @@ struct PackTable {
   // cost x 100: a range whose own class costs no more per key takes no
   // window, without trying each class.
   std::uint64_t min_window_cost;
+  // Bit n - 1 of (walked_low, walked_high): a segment of n keys (n <=
+  // kWarpSortMax) is sorted by the warp kernel's walk over the segments (it
+  // takes no window), so classification does not list it. Filled on the
+  // host from pack_choice. Two named words, not an array: a kernel that
+  // indexed the parameter would copy the whole table to local memory.
+  std::uint64_t walked_low, walked_high;
 };
 
 /// Where counts come from and what they may not exceed.

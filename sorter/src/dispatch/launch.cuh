@@ -86,12 +86,17 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
     }
   }
 
-  // 2. Up to kWarpSortMax keys: sub-warp networks. Track original positions when
-  //    values move or when equal compared keys can differ in other bits.
+  // 2. Up to kWarpSortMax keys: the walk over the segments, then the listed
+  //    ranges. Track original positions when values move or when equal
+  //    compared keys can differ in other bits.
   {
     constexpr int kThreads = Policy::kWarpKernelThreads;
     const bool track = kHasValues<Value> || data.compare_mask != kAllOnes<Bits>;
     constexpr int kMinBlocks = Policy::kWarpKernelMinBlocks;
+    const auto walk = track ? warp_walk_kernel<kThreads, kMinBlocks, true, Bits, Value>
+                            : warp_walk_kernel<kThreads, kMinBlocks, false, Bits, Value>;
+    if ((err = persistent_grid(reinterpret_cast<const void*>(walk), kThreads, 0, &blocks))) return err;
+    if ((err = launch_kernel(walk, blocks, kThreads, 0, ctx.stream, ctx.programmatic, data, lists, ctx.pack))) return err;
     const auto kernel = track ? warp_sort_kernel<kThreads, kMinBlocks, true, Bits, Value>
                               : warp_sort_kernel<kThreads, kMinBlocks, false, Bits, Value>;
     if ((err = persistent_grid(reinterpret_cast<const void*>(kernel), kThreads, 0, &blocks))) return err;

@@ -21,6 +21,15 @@ struct Sm90Policy {
   // keys), so it is compiled for occupancy.
   static constexpr int kWarpKernelThreads = 256;
   static constexpr int kWarpKernelMinBlocks = 4;
+  // Segments of up to this many keys that take no window are sorted by the
+  // walk over the segments (kernels/warp_sort.cuh), not listed. Longer ones
+  // need up to 32 network rounds per batch of 32 segments, so a warp walked
+  // a batch long after the list kernel would have spread its segments over
+  // many warps (H200: fixed-100 keys only 0.302 -> 0.404 ms, fixed-40 u64
+  // keys 0.618 -> 0.708 ms when the walk took every warp class; with 16:
+  // fixed-2 u32 pairs 0.722 -> 0.236 ms, fixed-3 0.583 -> 0.197, fixed-8
+  // 0.162 -> 0.151, fixed-16 0.161 -> 0.151).
+  static constexpr std::uint32_t kWalkMax = 16;
   // One block per segment. Shapes from measurements of the block sorts per
   // segment size on an H200 (../shared/ANCHORS.md calibration, and the
   // "block" bench suite: BlockSort beats both cub sorts up to 1024 u32 pairs
@@ -39,6 +48,14 @@ struct Sm90Policy {
   // 9.35-9.47 -> 8.80-9.00 x copy, fixed-4096 6.0 -> 5.9, the rest equal.
   struct WideWords : BlockSortOptions {
     static constexpr bool kNarrowWords = false;
+  };
+  // Keys-only sorts take BlockSort in the 129..256 class too, and with it
+  // windows: keys-only segments of 65..256 keys no longer fill a warp's
+  // 128-key network or a tile alone (H200, same run against cub's merge
+  // sort there: fixed-80 0.369 -> 0.306 ms, fixed-200 0.310 -> 0.289,
+  // fixed-256 0.252 -> 0.234, the rest equal).
+  struct WideWordsAnyKeys : WideWords {
+    static constexpr bool kKeysOnlyTakesAlgorithm = true;
   };
   struct Radix5 : BlockSortOptions {
     static constexpr int kRadixBits = 5;
@@ -75,7 +92,7 @@ struct Sm90Policy {
     static constexpr bool kKeysOnlyTakesAlgorithm = true;
   };
   using BlockShapes =
-      std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, WideWords>,        // 129..256
+      std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, WideWordsAnyKeys>, // 129..256
                  BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Min7>,            // 257..1024
                  BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min4>,      // 1025..2048
                  BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min3>,     // 2049..4096

@@ -216,6 +216,8 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
     if ((table.window_classes >> c) & 1u)
       table.min_window_cost = std::min<std::uint64_t>(table.min_window_cost,
                                                       std::uint64_t(table.cost[c]) * table.window_cost_percent);
+  static_assert(Policy::kWalkMax <= kWalkLongest, "the walk kernel sorts segments of up to kWalkLongest keys");
+  fill_walked_lengths(table, limits.max_length, Policy::kWalkMax);
   return table;
 }
 

@@ -11,6 +11,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "kernels/common.cuh"
+#include "kernels/pack.cuh"
 
 namespace tilesort {
 namespace detail {
@@ -42,6 +43,8 @@ __device__ __forceinline__ std::uint32_t lanes_with_class(int size_class) {
 /// Adds this lane's segment to the block counter of its class; returns the
 /// segment's slot among the block's segments of that class (in lane order).
 __device__ __forceinline__ std::uint32_t count_in_block(std::uint32_t* block_counts, int size_class) {
+  // Whole warps of walked (or empty) segments are common and count nothing.
+  if (__all_sync(0xffffffffu, size_class == kClassNone)) return 0;
   const std::uint32_t peers = lanes_with_class(size_class);
   const int leader = __ffs(peers) - 1;
   std::uint32_t base = 0;
@@ -49,40 +52,6 @@ __device__ __forceinline__ std::uint32_t count_in_block(std::uint32_t* block_cou
     base = atomicAdd(&block_counts[size_class], std::uint32_t(__popc(peers)));
   base = __shfl_sync(0xffffffffu, base, leader);
   return base + std::uint32_t(__popc(peers & lanes_below()));
-}
-
-/// The class a range of `length` keys is sorted in, and whether it would
-/// rather share a tile with its neighbours (a window). A range goes to the
-/// option with the lowest cost per key: its own class, whose tile it may
-/// leave up to half empty, or a window class whose tile holds
-/// floor(tile / length) such ranges. Cost per key = the class's cost at a
-/// full tile / the share of the tile the keys fill.
-struct PackChoice {
-  int size_class;  // own class when not windowed
-  bool window;
-};
-__device__ __forceinline__ PackChoice pack_choice(std::uint64_t length, const CountSource& src) {
-  const int own = size_class_of(length, src.block_class_max);
-  PackChoice choice{own, false};
-  if (own == kClassNone || own == kClassLarge || src.pack.window_classes == 0) return choice;
-  // Compare cost * tile / (ranges per tile * length) as fractions.
-  std::uint64_t best_num = std::uint64_t(src.pack.cost[own]) * src.pack.tile[own] * 100u;
-  std::uint64_t best_den = length;
-  // The usual case (every warp class, full block tiles): no window can win.
-  if (best_num <= src.pack.min_window_cost * length) return choice;
-#pragma unroll
-  for (int c = kClassBlock0; c < kClassLarge; ++c) {
-    const std::uint32_t tile = src.pack.tile[c];
-    if (!((src.pack.window_classes >> c) & 1u) || tile < 2 * length) continue;
-    const std::uint64_t num = std::uint64_t(src.pack.cost[c]) * src.pack.window_cost_percent * tile;
-    const std::uint64_t den = (tile / length) * length;
-    if (num * best_den < best_num * den) {
-      best_num = num;
-      best_den = den;
-      choice = PackChoice{c, true};
-    }
-  }
-  return choice;
 }
 
 /// Shared memory of window formation over one group of kClassifyThreads
@@ -130,7 +99,7 @@ __device__ __forceinline__ int last_bit_at_or_before(const std::uint32_t* mask, 
 /// on their own. Block-collective; `length` is 0 for segments past the count.
 __device__ __forceinline__ GroupTask form_windows(std::uint64_t length, const CountSource& src, WindowScratch& ws) {
   const int i = threadIdx.x;
-  const PackChoice choice = pack_choice(length, src);
+  const PackChoice choice = pack_choice(length, src.pack, src.block_class_max);
   // Most groups hold no segment that wants a window: one barrier, not five.
   if (!__syncthreads_or(choice.window)) return GroupTask{choice.size_class, 1};
   const int pack = choice.window ? choice.size_class : -1;
@@ -266,7 +235,9 @@ __device__ __forceinline__ void for_each_segment_group(const CountSource& src, c
     bool valid = false;
     const std::uint64_t length = checked_length(src, counts, s, mine, status, report, &valid);
     GroupTask task = form_windows(length, src, scratch);
-    if (!valid) task.size_class = kClassNone;
+    // The warp kernel's walk sorts these without a list entry.
+    if (!valid || (task.segments == 1 && task.size_class < kClassBlock0 && walked_length(length, src.pack)))
+      task.size_class = kClassNone;
     visit(s, mine, length, task);
   }
 }
@@ -279,6 +250,7 @@ __global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm) classi
   const bool reporter = blockIdx.x == 0 && threadIdx.x == 0;
   const ResolvedCounts counts = resolve_counts<OffsetT>(src, lists.status, reporter);
   if (!counts.valid) return;
+  if (reporter) lists.counters->num_segments = std::uint32_t(counts.num_segments);
   if (threadIdx.x < kNumClasses) block_counts[threadIdx.x] = 0;
   __syncthreads();
 
@@ -308,6 +280,8 @@ __global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm)
       src, counts, lists.status, false, window_scratch,
       [&](std::uint64_t s, const SegmentOffsets& offsets, std::uint64_t length, const GroupTask& task) {
         const int size_class = task.size_class;
+        // A group of walked segments lists nothing: one barrier, not four.
+        if (!__syncthreads_or(size_class != kClassNone)) return;
         if (threadIdx.x < kNumClasses) block_count[threadIdx.x] = 0;
         __syncthreads();
         const std::uint32_t slot = count_in_block(block_count, size_class);

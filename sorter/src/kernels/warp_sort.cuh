@@ -1,18 +1,27 @@
-// Segments of up to kWarpSortMax (128) keys: sub-warp bitonic networks in registers.
+// Segments of up to kWarpSortMax (128) keys: bitonic networks in registers,
+// one lane per segment of up to 8 keys, groups of lanes for longer ones.
 //
-// One launch serves every warp class plus the small ranges that the MSD path
-// produced. Warps walk a virtual task space [class 0 warps | class 1 warps |
-// ... | child tasks]; the per-class task counts come from device memory, so the
-// grid is persistent and sized by the GPU, not by the data.
+// Every warp class and the small ranges that the MSD path produced are
+// sorted by two kernels. The walk takes batches of 32 consecutive segments
+// straight from the offsets and sorts the ones of up to Policy::kWalkMax
+// keys that take no window (PackTable::walked), so classification neither
+// lists them nor does a warp chase a list entry to their offsets. The list
+// kernel walks a virtual task space [class 0 warps | class 1 warps | ... |
+// child tasks]: the longer warp-class segments, those whose window fell
+// through, and MSD children. Every count comes from device memory, so the
+// grids are persistent and sized by the GPU, not by the data.
 #pragma once
 
 #include "kernels/common.cuh"
+#include "kernels/pack.cuh"
 #include "tilesort/warp/warp_bitonic_sort.cuh"
 
 namespace tilesort {
 namespace detail {
 
-/// GROUP lanes x ITEMS keys per segment, for one warp size class.
+/// GROUP lanes x ITEMS keys per segment, for one warp size class. (The walk
+/// sorts segments of up to 8 keys, 4 with 64-bit keys or values, one per
+/// lane instead.)
 template <int CLASS> struct WarpClassShape;
 template <> struct WarpClassShape<kClassWarp8> { static constexpr int kGroup = 2, kItems = 4; };
 template <> struct WarpClassShape<kClassWarp16> { static constexpr int kGroup = 4, kItems = 4; };
@@ -131,6 +140,103 @@ __device__ __forceinline__ void warp_sort_child(const SortData<Bits, Value>& dat
   if (task.length <= 32) warp_sort_task<32, 1, TRACK_INDEX>(data, task, lane);
   else if (task.length <= 64) warp_sort_task<32, 2, TRACK_INDEX>(data, task, lane);
   else warp_sort_task<32, 4, TRACK_INDEX>(data, task, lane);
+}
+
+/// Warp class of a range of 2..kWarpSortMax keys.
+__device__ __forceinline__ int warp_class_of(std::uint32_t length) {
+  return max(0, 32 - __clz(int(length - 1)) - 3);
+}
+
+/// Position of the k-th (from 0) set bit of `mask`, which has more than k.
+__device__ __forceinline__ int nth_set_bit(std::uint32_t mask, int k) {
+  int position = 0;
+#pragma unroll
+  for (int width = 16; width > 0; width >>= 1) {
+    const int below = __popc(mask & ((1u << width) - 1u));
+    if (k >= below) {
+      k -= below;
+      mask >>= width;
+      position += width;
+    }
+  }
+  return position;
+}
+
+template <int GROUP, int ITEMS>
+struct WalkShape {
+  static constexpr int kGroup = GROUP, kItems = ITEMS;
+};
+
+/// The batch's segments whose lanes pass `member`, in lane order, one per
+/// group of Shape::kGroup lanes and round. Warp-uniform.
+template <class Shape, bool TRACK_INDEX, class Bits, class Value>
+__device__ __forceinline__ void walk_class(const SortData<Bits, Value>& data, bool member, std::uint64_t begin,
+                                           std::uint32_t length, int lane) {
+  constexpr int kGroups = 32 / Shape::kGroup;
+  const std::uint32_t members = __ballot_sync(0xffffffffu, member);
+  const int count = __popc(members);
+  for (int round = 0; round < count; round += kGroups) {
+    const int k = round + lane / Shape::kGroup;
+    const int from = k < count ? nth_set_bit(members, k) : 0;
+    const std::uint64_t range_begin = __shfl_sync(0xffffffffu, begin, from);
+    const std::uint32_t range_length = __shfl_sync(0xffffffffu, length, from);
+    const Task task{range_begin, k < count ? range_length : 0u, task_flags(false, data.end_bit)};
+    warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX>(data, task, lane % Shape::kGroup);
+  }
+}
+
+/// Sorts the walked segments among segments [first, first + 32).
+template <bool TRACK_INDEX, class Bits, class Value>
+__device__ __forceinline__ void walk_segments(const SortData<Bits, Value>& data, const PackTable& pack,
+                                              std::uint64_t first, std::uint32_t num_segments) {
+  const int lane = threadIdx.x & 31;
+  const std::uint64_t s = first + std::uint64_t(lane);
+  std::uint64_t begin = 0;
+  std::uint32_t length = 0;  // 0 unless this lane's segment is walked
+  if (s < num_segments) {
+    begin = data.offset(s);
+    const std::uint64_t n = data.offset(s + 1) - begin;  // validated by classify_count
+    if (walked_length(n, pack)) length = std::uint32_t(n);
+  }
+  // One lane per segment of up to kLaneMax keys, with the network of the
+  // warp's longest one. With values or 64-bit keys only up to 4 (H200,
+  // fixed-8 u32 pairs: 0.348 ms one lane per segment, 0.162 in pairs of
+  // lanes; keys only 0.103-0.110 one lane per segment).
+  constexpr bool kNarrowKeysOnly = sizeof(Bits) == 4 && !kHasValues<Value>;
+  constexpr std::uint32_t kLaneMax = kNarrowKeysOnly ? 8 : 4;
+  const bool alone = length != 0 && length <= kLaneMax;
+  const int size_class = length && !alone ? warp_class_of(length) : int(kClassNone);
+  if (__any_sync(0xffffffffu, alone)) {
+    const Task task{begin, alone ? length : 0u, task_flags(false, data.end_bit)};
+    const std::uint32_t longest = __reduce_max_sync(0xffffffffu, task.length);
+    if (longest <= 2) warp_sort_task<1, 2, TRACK_INDEX>(data, task, 0);
+    else if (longest <= 4 || kLaneMax == 4) warp_sort_task<1, 4, TRACK_INDEX>(data, task, 0);
+    else warp_sort_task<1, kLaneMax, TRACK_INDEX>(data, task, 0);
+  }
+  static_assert(kWalkLongest == 16, "the walk's classes: one lane, kClassWarp8 and kClassWarp16");
+  walk_class<WarpClassShape<kClassWarp8>, TRACK_INDEX>(data, size_class == kClassWarp8, begin, length, lane);
+  // 9..16 keys: 32-bit keys alone in pairs of lanes (8 keys each: the first
+  // three merge levels stay in registers; fixed-10 0.172 -> 0.141 ms); with
+  // values that spilled and slowed the whole kernel (fixed-16 u32 pairs
+  // 0.160 -> 0.202 ms), so groups of 4 lanes.
+  using Walk16 = std::conditional_t<kNarrowKeysOnly, WalkShape<2, 8>, WarpClassShape<kClassWarp16>>;
+  walk_class<Walk16, TRACK_INDEX>(data, size_class == kClassWarp16, begin, length, lane);
+}
+
+/// The walk: every warp takes batches of 32 consecutive segments. A kernel
+/// of its own, so its registers (a lane holds a whole segment) do not add
+/// to the list kernel's.
+template <int THREADS, int MIN_BLOCKS, bool TRACK_INDEX, class Bits, class Value>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+    warp_walk_kernel(SortData<Bits, Value> data, WorkLists lists, PackTable pack) {
+  enter_dependent_kernel();
+  if (sort_aborted(lists)) return;
+  const std::uint32_t num_segments = lists.counters->num_segments;
+  const std::uint64_t batches = (std::uint64_t(num_segments) + 31) / 32;
+  const std::uint64_t warp_id = (std::uint64_t(blockIdx.x) * THREADS + threadIdx.x) / 32;
+  const std::uint64_t num_warps = std::uint64_t(gridDim.x) * (THREADS / 32);
+  for (std::uint64_t batch = warp_id; batch < batches; batch += num_warps)
+    walk_segments<TRACK_INDEX>(data, pack, batch * 32, num_segments);
 }
 
 template <int THREADS, int MIN_BLOCKS, bool TRACK_INDEX, class Bits, class Value>
