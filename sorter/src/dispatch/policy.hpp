@@ -46,16 +46,13 @@ struct Sm90Policy {
   // 4 and 3 blocks per SM with u32 pairs (64 and 80 registers instead of 80
   // and 128; 256x16 spills 68 bytes): same-run A/B on the H200, tiles16-1M
   // 9.35-9.47 -> 8.80-9.00 x copy, fixed-4096 6.0 -> 5.9, the rest equal.
+  // Keys-only sorts keep cub's merge sort in the 129..256 class: BlockSort
+  // there (and with it windows for keys only) took fixed-80 from 0.365 to
+  // 0.306 ms and fixed-256 from 0.249 to 0.240, but windowed keys-only
+  // segments the pairs' costs misjudge: fixed-20 0.235 -> 0.330, fixed-48
+  // 0.252 -> 0.312 (H200 sweep of a891b5c).
   struct WideWords : BlockSortOptions {
     static constexpr bool kNarrowWords = false;
-  };
-  // Keys-only sorts take BlockSort in the 129..256 class too, and with it
-  // windows: keys-only segments of 65..256 keys no longer fill a warp's
-  // 128-key network or a tile alone (H200, same run against cub's merge
-  // sort there: fixed-80 0.369 -> 0.306 ms, fixed-200 0.310 -> 0.289,
-  // fixed-256 0.252 -> 0.234, the rest equal).
-  struct WideWordsAnyKeys : WideWords {
-    static constexpr bool kKeysOnlyTakesAlgorithm = true;
   };
   struct Radix5 : BlockSortOptions {
     static constexpr int kRadixBits = 5;
@@ -92,7 +89,7 @@ struct Sm90Policy {
     static constexpr bool kKeysOnlyTakesAlgorithm = true;
   };
   using BlockShapes =
-      std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, WideWordsAnyKeys>, // 129..256
+      std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, WideWords>,        // 129..256
                  BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Min7>,            // 257..1024
                  BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min4>,      // 1025..2048
                  BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min3>,     // 2049..4096
