@@ -66,6 +66,11 @@ struct Bucket {
   std::uint32_t skip;  // set by the histogram pass: one digit holds every key
 };
 
+/// Chunks of `chunk_items` keys a range of `length` keys is cut into.
+__host__ __device__ constexpr std::uint32_t chunks_of(std::uint32_t length, std::uint32_t chunk_items) {
+  return (length + chunk_items - 1) / chunk_items;
+}
+
 /// Chunks per histogram span of a bucket of `chunks` chunks: up to
 /// max_span, but at least 4 spans per bucket, so that a bucket of a few
 /// chunks is still counted by several blocks at once.

@@ -291,16 +291,7 @@ __global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm)
         __syncthreads();
         if (size_class == kClassLarge) {
           const Task large{offsets.begin, std::uint32_t(length), task_flags(false, key_high_bit)};
-          const std::uint32_t b = atomicAdd(&lists.counters->bucket_count[0], 1u);
-          const std::uint32_t chunks = std::uint32_t((length + msd_chunk_items - 1) / msd_chunk_items);
-          const std::uint32_t chunk_base = atomicAdd(&lists.counters->chunk_count[0], chunks);
-          const std::uint32_t span_base =
-              atomicAdd(&lists.counters->span_count[0], msd_spans(chunks, msd_max_span));
-          if (b < lists.max_buckets && chunk_base + chunks <= lists.max_chunks) {
-            lists.buckets[0][b] = Bucket{large, chunk_base, span_base, 0u};
-          } else {  // cannot happen when the workspace was sized from this plan
-            report_error(lists.status, StatusCode::workspace_too_small, b, lists.max_buckets);
-          }
+          push_bucket(lists.buckets[0], 0, large, msd_chunk_items, msd_max_span, lists);
         } else if (size_class != kClassNone) {
           const std::uint32_t at = region_begin[size_class] + block_base[size_class] + slot;
           lists.class_segments[at] = std::uint32_t(s);

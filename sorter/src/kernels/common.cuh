@@ -97,6 +97,22 @@ __device__ __forceinline__ void leave_overlapped_kernel() {
 #endif
 }
 
+/// Makes `task` a bucket of MSD round `round` (in `buckets`, that round's
+/// list): takes its slot, its chunks and its spans from the round's counters.
+/// Classification fills round 0, each histogram pass the next round.
+__device__ __forceinline__ void push_bucket(Bucket* buckets, int round, const Task& task, std::uint32_t chunk_items,
+                                            std::uint32_t max_span, const WorkLists& lists) {
+  Counters* counters = lists.counters;
+  const std::uint32_t b = atomicAdd(&counters->bucket_count[round], 1u);
+  const std::uint32_t chunks = chunks_of(task.length, chunk_items);
+  const std::uint32_t chunk_base = atomicAdd(&counters->chunk_count[round], chunks);
+  const std::uint32_t span_base = atomicAdd(&counters->span_count[round], msd_spans(chunks, max_span));
+  if (b < lists.max_buckets && chunk_base + chunks <= lists.max_chunks)
+    buckets[b] = Bucket{task, chunk_base, span_base, 0u};
+  else  // cannot happen when the workspace was sized from this plan
+    report_error(lists.status, StatusCode::workspace_too_small, b, lists.max_buckets);
+}
+
 /// Lanes of the warp below this one.
 __device__ __forceinline__ std::uint32_t lanes_below() {
   std::uint32_t mask;

@@ -61,10 +61,6 @@ struct LargeStorage {
   int flag;
 };
 
-__device__ __forceinline__ std::uint32_t chunks_of(std::uint32_t length, std::uint32_t chunk_items) {
-  return (length + chunk_items - 1) / chunk_items;
-}
-
 /// Index of the bucket for which owns(bucket) holds (the buckets are
 /// disjoint, so at most one does). All threads call it.
 template <int THREADS, class Owns>
@@ -172,14 +168,7 @@ __device__ __forceinline__ void route_child(const Task& child, const RoundLists&
     }
     push_task(tasks, &counters->child_count[list], capacity, child, lists.status);
   } else if (more_bits && rl.round + 1 < num_rounds) {
-    const std::uint32_t b = atomicAdd(&counters->bucket_count[rl.round + 1], 1u);
-    const std::uint32_t chunks = chunks_of(child.length, chunk_items);
-    const std::uint32_t base = atomicAdd(&counters->chunk_count[rl.round + 1], chunks);
-    const std::uint32_t span_base = atomicAdd(&counters->span_count[rl.round + 1], msd_spans(chunks, max_span));
-    if (b < lists.max_buckets && base + chunks <= lists.max_chunks)
-      rl.next_buckets[b] = Bucket{child, base, span_base, 0u};
-    else
-      report_error(lists.status, StatusCode::workspace_too_small, b, lists.max_buckets);
+    push_bucket(rl.next_buckets, rl.round + 1, child, chunk_items, max_span, lists);
   } else {
     push_task(lists.fallback_tasks, &counters->fallback_count, lists.max_fallback, child, lists.status);
   }
