@@ -235,9 +235,9 @@ __device__ __forceinline__ void for_each_segment_group(const CountSource& src, c
     bool valid = false;
     const std::uint64_t length = checked_length(src, counts, s, mine, status, report, &valid);
     GroupTask task = form_windows(length, src, scratch);
-    // The warp kernel's walk sorts these without a list entry.
-    if (!valid || (task.segments == 1 && task.size_class < kClassBlock0 && walked_length(length, src.pack)))
-      task.size_class = kClassNone;
+    // The warp kernel's walk sorts these without a list entry (walked
+    // lengths take no window, so such a segment is a task of its own).
+    if (!valid || walked_length(length, src.pack)) task.size_class = kClassNone;
     visit(s, mine, length, task);
   }
 }

@@ -124,15 +124,20 @@ __device__ __forceinline__ bool sort_aborted(const WorkLists& lists) {
   return *reinterpret_cast<volatile const std::int32_t*>(&lists.status->code) != 0;
 }
 
-/// Size class of a range of `length` keys (kClassNone for 0 or 1).
-__host__ __device__ __forceinline__ int size_class_of(std::uint64_t length,
-                                                      const std::uint32_t (&block_class_max)[kNumBlockClasses]) {
-  if (length < 2) return kClassNone;
+/// Warp class of a range of 2..kWarpSortMax keys.
+__host__ __device__ __forceinline__ int warp_class_of(std::uint64_t length) {
   if (length <= 8) return kClassWarp8;
   if (length <= 16) return kClassWarp16;
   if (length <= 32) return kClassWarp32;
   if (length <= 64) return kClassWarp64;
-  if (length <= kWarpSortMax) return kClassWarp128;
+  return kClassWarp128;
+}
+
+/// Size class of a range of `length` keys (kClassNone for 0 or 1).
+__host__ __device__ __forceinline__ int size_class_of(std::uint64_t length,
+                                                      const std::uint32_t (&block_class_max)[kNumBlockClasses]) {
+  if (length < 2) return kClassNone;
+  if (length <= kWarpSortMax) return warp_class_of(length);
 #pragma unroll
   for (int b = 0; b < kNumBlockClasses; ++b)
     if (length <= block_class_max[b]) return kClassBlock0 + b;

@@ -142,11 +142,6 @@ __device__ __forceinline__ void warp_sort_child(const SortData<Bits, Value>& dat
   else warp_sort_task<32, 4, TRACK_INDEX>(data, task, lane);
 }
 
-/// Warp class of a range of 2..kWarpSortMax keys.
-__device__ __forceinline__ int warp_class_of(std::uint32_t length) {
-  return max(0, 32 - __clz(int(length - 1)) - 3);
-}
-
 /// Position of the k-th (from 0) set bit of `mask`, which has more than k.
 __device__ __forceinline__ int nth_set_bit(std::uint32_t mask, int k) {
   int position = 0;
@@ -210,7 +205,7 @@ __device__ __forceinline__ void walk_segments(const SortData<Bits, Value>& data,
     const Task task{begin, alone ? length : 0u, task_flags(false, data.end_bit)};
     const std::uint32_t longest = __reduce_max_sync(0xffffffffu, task.length);
     if (longest <= 2) warp_sort_task<1, 2, TRACK_INDEX>(data, task, 0);
-    else if (longest <= 4 || kLaneMax == 4) warp_sort_task<1, 4, TRACK_INDEX>(data, task, 0);
+    else if (longest <= 4) warp_sort_task<1, 4, TRACK_INDEX>(data, task, 0);
     else warp_sort_task<1, kLaneMax, TRACK_INDEX>(data, task, 0);
   }
   static_assert(kWalkLongest == 16, "the walk's classes: one lane, kClassWarp8 and kClassWarp16");
