@@ -340,11 +340,7 @@ cudaError_t launch_gather(const GatherArgs& args, std::uint32_t words_per_record
                           DeviceStatus* status, cudaStream_t stream) {
   const GatherParams<Word> gp{static_cast<const Word*>(args.records), static_cast<Word*>(args.out_records),
                               args.permutation, words_per_record, count, status};
-  const auto kernel = bin_gather_kernel<Policy, Word>;
-  int blocks = 0;
-  const cudaError_t err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kGatherThreads, 0, &blocks);
-  if (err != cudaSuccess) return err;
-  return launch_kernel(kernel, blocks, Policy::kGatherThreads, 0, stream, false, gp);
+  return launch_persistent(bin_gather_kernel<Policy, Word>, Policy::kGatherThreads, 0, stream, false, gp);
 }
 
 }  // namespace

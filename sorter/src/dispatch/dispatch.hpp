@@ -75,6 +75,17 @@ cudaError_t current_device_attributes(DeviceAttributes* attributes);
 /// memory limit the first time. Thread-safe.
 cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic_smem, int* blocks);
 
+/// Launches `kernel` on its persistent grid (persistent_grid): the kernels
+/// that loop over work counted on the device.
+template <class... Params, class... Args>
+cudaError_t launch_persistent(void (*kernel)(Params...), int threads, std::size_t dynamic_smem, cudaStream_t stream,
+                              bool programmatic, Args&&... args) {
+  int blocks = 0;
+  const cudaError_t err = persistent_grid(reinterpret_cast<const void*>(kernel), threads, dynamic_smem, &blocks);
+  if (err != cudaSuccess) return err;
+  return launch_kernel(kernel, blocks, threads, dynamic_smem, stream, programmatic, std::forward<Args>(args)...);
+}
+
 /// The sort's bit range and order checks: [begin_bit, end_bit) must lie in
 /// [0, key_bits) and be non-empty (end_bit -1 means key_bits). Both
 /// segmented_sort and bin_and_sort call it; bin_and_sort before its binning

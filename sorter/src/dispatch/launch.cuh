@@ -24,10 +24,7 @@ cudaError_t launch_block_class(const LaunchContext& ctx, const SortData<Bits, Va
   const bool narrow = Sorter::kNarrowRadix && ctx.end_bit - ctx.begin_bit <= 16;
   const auto kernel = narrow ? block_sort_kernel<Shape, CLASS, Sorter::kNarrowRadix, Bits, Value>
                              : block_sort_kernel<Shape, CLASS, false, Bits, Value>;
-  int blocks = 0;
-  cudaError_t err = persistent_grid(reinterpret_cast<const void*>(kernel), Shape::kThreads, sizeof(Storage), &blocks);
-  if (err != cudaSuccess) return err;
-  return launch_kernel(kernel, blocks, Shape::kThreads, sizeof(Storage), ctx.stream, ctx.programmatic, data, ctx.lists);
+  return launch_persistent(kernel, Shape::kThreads, sizeof(Storage), ctx.stream, ctx.programmatic, data, ctx.lists);
 }
 
 /// One launch per block shape, largest class first (the longest tasks start
@@ -65,7 +62,6 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
   data.compare_mask = width >= key_bits ? kAllOnes<Bits> : Bits(((Bits(1) << width) - 1) << ctx.begin_bit);
   const WorkLists& lists = ctx.lists;
   cudaError_t err = cudaSuccess;
-  int blocks = 0;
 
   // 1. MSD rounds for large segments.
   if (ctx.num_msd_rounds > 0) {
@@ -95,12 +91,10 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
     constexpr int kMinBlocks = Policy::kWarpKernelMinBlocks;
     const auto walk = track ? warp_walk_kernel<kThreads, kMinBlocks, true, Bits, Value>
                             : warp_walk_kernel<kThreads, kMinBlocks, false, Bits, Value>;
-    if ((err = persistent_grid(reinterpret_cast<const void*>(walk), kThreads, 0, &blocks))) return err;
-    if ((err = launch_kernel(walk, blocks, kThreads, 0, ctx.stream, ctx.programmatic, data, lists, ctx.pack))) return err;
+    if ((err = launch_persistent(walk, kThreads, 0, ctx.stream, ctx.programmatic, data, lists, ctx.pack))) return err;
     const auto kernel = track ? warp_sort_kernel<kThreads, kMinBlocks, true, Bits, Value>
                               : warp_sort_kernel<kThreads, kMinBlocks, false, Bits, Value>;
-    if ((err = persistent_grid(reinterpret_cast<const void*>(kernel), kThreads, 0, &blocks))) return err;
-    if ((err = launch_kernel(kernel, blocks, kThreads, 0, ctx.stream, ctx.programmatic, data, lists))) return err;
+    if ((err = launch_persistent(kernel, kThreads, 0, ctx.stream, ctx.programmatic, data, lists))) return err;
   }
 
   // 3. One block per segment (and per MSD child of that size), one launch
@@ -112,9 +106,8 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
   // 4. Skewed leftovers of the MSD path.
   if (ctx.num_msd_rounds > 0) {
     using Large = LargeStorage<typename Policy::Fallback, Bits, Value>;
-    const auto kernel = fallback_sort_kernel<Policy, Bits, Value>;
-    if ((err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::Fallback::kThreads, sizeof(Large), &blocks))) return err;
-    err = launch_kernel(kernel, blocks, Policy::Fallback::kThreads, sizeof(Large), ctx.stream, ctx.programmatic, data, lists);
+    err = launch_persistent(fallback_sort_kernel<Policy, Bits, Value>, Policy::Fallback::kThreads, sizeof(Large),
+                            ctx.stream, ctx.programmatic, data, lists);
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;
