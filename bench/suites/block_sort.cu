@@ -226,6 +226,12 @@ __device__ __forceinline__ void store_striped(u32* tile, const u32 (&v)[I]) {
   cub::StoreDirectStriped<T>(int(threadIdx.x), tile, v);
 }
 
+// Each method sorts a loaded tile of keys and values (sort), and says how
+// the kernel loads it (kWarpStripedIn: warp-striped scalar loads, else
+// blocked vector loads) and stores it (kStripedResult), as the small-tile
+// methods above do. BlockSortNarrow gathers its result from global memory
+// instead (kGathers: it has run, not sort).
+
 /// BlockRadixSort8; WARP_STRIPED_IN: warp-striped scalar loads (no in-warp
 /// transpose), else blocked vector loads.
 template <RadixMatch M, bool WARP_STRIPED_IN>
@@ -234,23 +240,12 @@ struct Radix8 {
   using Sort = tilesort::block::BlockRadixSort8<u32, u32, T, I, M>;
   static constexpr bool kPartialRanges = true, kFullRange = true;
   static constexpr bool kRadixBounds = true;
+  static constexpr bool kWarpStripedIn = WARP_STRIPED_IN, kStripedResult = true, kGathers = false;
   template <int T, int I>
-  __device__ static void run(unsigned char* smem, const u32* in_k, const u32* in_v, u32* out_k, u32* out_v,
-                             int end_bit) {
-    auto& temp = *reinterpret_cast<typename Sort<T, I>::TempStorage*>(smem);
-    u32 key[I], value[I];
-    if constexpr (WARP_STRIPED_IN) {
-      load_warp_striped<T, I>(in_k, key);
-      load_warp_striped<T, I>(in_v, value);
-      Sort<T, I>(temp).template SortArranged<Arrangement::warp_striped, Arrangement::striped>(
-          key, value, T * I, tilesort::Order::ascending, 0, end_bit);
-    } else {
-      load_blocked(in_k, key);
-      load_blocked(in_v, value);
-      Sort<T, I>(temp).SortBlockedToStriped(key, value, T * I, tilesort::Order::ascending, 0, end_bit);
-    }
-    store_striped<T, I>(out_k, key);
-    store_striped<T, I>(out_v, value);
+  __device__ static void sort(typename Sort<T, I>::TempStorage& temp, u32 (&key)[I], u32 (&value)[I], int end_bit) {
+    constexpr auto kIn = WARP_STRIPED_IN ? Arrangement::warp_striped : Arrangement::blocked;
+    Sort<T, I>(temp).template SortArranged<kIn, Arrangement::striped>(key, value, T * I, tilesort::Order::ascending, 0,
+                                                                      end_bit);
   }
 };
 
@@ -260,15 +255,10 @@ struct BlockSortFull {
   using Sort = tilesort::block::BlockSort<u32, u32, T, I>;
   static constexpr bool kPartialRanges = false, kFullRange = true;
   static constexpr bool kRadixBounds = false;
+  static constexpr bool kWarpStripedIn = false, kStripedResult = true, kGathers = false;
   template <int T, int I>
-  __device__ static void run(unsigned char* smem, const u32* in_k, const u32* in_v, u32* out_k, u32* out_v, int) {
-    auto& temp = *reinterpret_cast<typename Sort<T, I>::TempStorage*>(smem);
-    u32 key[I], value[I];
-    load_blocked(in_k, key);
-    load_blocked(in_v, value);
+  __device__ static void sort(typename Sort<T, I>::TempStorage& temp, u32 (&key)[I], u32 (&value)[I], int) {
     Sort<T, I>(temp).SortBlockedToStriped(key, value);
-    store_striped<T, I>(out_k, key);
-    store_striped<T, I>(out_v, value);
   }
 };
 
@@ -280,10 +270,10 @@ struct BlockSortNarrow {
   using Sort = tilesort::block::BlockSort<u32, tilesort::KeysOnly, T, I>;
   static constexpr bool kPartialRanges = true, kFullRange = false;
   static constexpr bool kRadixBounds = false;
+  static constexpr bool kWarpStripedIn = false, kStripedResult = true, kGathers = true;
   template <int T, int I>
-  __device__ static void run(unsigned char* smem, const u32* in_k, const u32* in_v, u32* out_k, u32* out_v,
-                             int end_bit) {
-    auto& temp = *reinterpret_cast<typename Sort<T, I>::TempStorage*>(smem);
+  __device__ static void run(typename Sort<T, I>::TempStorage& temp, const u32* in_k, const u32* in_v, u32* out_k,
+                             u32* out_v, int end_bit) {
     u32 key[I], position[I];
     load_blocked(in_k, key);
     const u32 mask = (1u << end_bit) - 1u;  // end_bit <= 16
@@ -306,16 +296,10 @@ struct CubRadix5 {
   using Sort = cub::BlockRadixSort<u32, T, I, u32, 5>;
   static constexpr bool kPartialRanges = true, kFullRange = true;
   static constexpr bool kRadixBounds = false;
+  static constexpr bool kWarpStripedIn = false, kStripedResult = true, kGathers = false;
   template <int T, int I>
-  __device__ static void run(unsigned char* smem, const u32* in_k, const u32* in_v, u32* out_k, u32* out_v,
-                             int end_bit) {
-    auto& temp = *reinterpret_cast<typename Sort<T, I>::TempStorage*>(smem);
-    u32 key[I], value[I];
-    load_blocked(in_k, key);
-    load_blocked(in_v, value);
+  __device__ static void sort(typename Sort<T, I>::TempStorage& temp, u32 (&key)[I], u32 (&value)[I], int end_bit) {
     Sort<T, I>(temp).SortBlockedToStriped(key, value, 0, end_bit);
-    store_striped<T, I>(out_k, key);
-    store_striped<T, I>(out_v, value);
   }
 };
 
@@ -324,24 +308,41 @@ struct CubMerge {
   using Sort = cub::BlockMergeSort<u32, T, I, u32>;
   static constexpr bool kPartialRanges = false, kFullRange = true;
   static constexpr bool kRadixBounds = false;
+  static constexpr bool kWarpStripedIn = false, kStripedResult = false, kGathers = false;
   template <int T, int I>
-  __device__ static void run(unsigned char* smem, const u32* in_k, const u32* in_v, u32* out_k, u32* out_v, int) {
-    auto& temp = *reinterpret_cast<typename Sort<T, I>::TempStorage*>(smem);
-    u32 key[I], value[I];
-    load_blocked(in_k, key);
-    load_blocked(in_v, value);
+  __device__ static void sort(typename Sort<T, I>::TempStorage& temp, u32 (&key)[I], u32 (&value)[I], int) {
     Sort<T, I>(temp).StableSort(key, value, LessU32());
-    store_blocked(out_k, key);
-    store_blocked(out_v, value);
   }
 };
 
+/// One tile per block with Method, its TempStorage in dynamic shared memory:
+/// the loads and stores Method's arrangements want around Method's sort.
 template <int T, int I, class Method>
 __global__ void __launch_bounds__(T, Method::kRadixBounds ? radix_min_blocks(T, I) : 1)
     medium_tile_kernel(const u32* in_keys, const u32* in_values, u32* out_keys, u32* out_values, int end_bit) {
   extern __shared__ __align__(16) unsigned char smem[];
+  auto& temp = *reinterpret_cast<typename Method::template Sort<T, I>::TempStorage*>(smem);
   const std::size_t base = std::size_t(blockIdx.x) * (T * I);
-  Method::template run<T, I>(smem, in_keys + base, in_values + base, out_keys + base, out_values + base, end_bit);
+  if constexpr (Method::kGathers) {
+    Method::template run<T, I>(temp, in_keys + base, in_values + base, out_keys + base, out_values + base, end_bit);
+  } else {
+    u32 key[I], value[I];
+    if constexpr (Method::kWarpStripedIn) {
+      load_warp_striped<T, I>(in_keys + base, key);
+      load_warp_striped<T, I>(in_values + base, value);
+    } else {
+      load_blocked(in_keys + base, key);
+      load_blocked(in_values + base, value);
+    }
+    Method::template sort<T, I>(temp, key, value, end_bit);
+    if constexpr (Method::kStripedResult) {
+      store_striped<T, I>(out_keys + base, key);
+      store_striped<T, I>(out_values + base, value);
+    } else {
+      store_blocked(out_keys + base, key);
+      store_blocked(out_values + base, value);
+    }
+  }
 }
 
 using MediumKernel = void (*)(const u32*, const u32*, u32*, u32*, int);
