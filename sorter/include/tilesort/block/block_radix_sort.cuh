@@ -305,30 +305,17 @@ class BlockRadixSort8 {
 
   // --- tile planes: key planes, then value planes, each padded ----------------
   // Plane accessors take a padded slot (slot_of, or Layout::padded of a rank).
-  __device__ __forceinline__ void store_key(int a, Bits key) {
-    storage_.planes[a] = std::uint32_t(key);
-    if constexpr (kKeyPlanes == 2) storage_.planes[kStride + a] = std::uint32_t(std::uint64_t(key) >> 32);
-  }
+  __device__ __forceinline__ void store_key(int a, Bits key) { store_in_planes(storage_.planes, kStride, a, key); }
   __device__ __forceinline__ void load_key(int a, Bits& key) const {
-    if constexpr (kKeyPlanes == 2) key = Bits((std::uint64_t(storage_.planes[kStride + a]) << 32) | storage_.planes[a]);
-    else key = Bits(storage_.planes[a]);
+    key = load_from_planes<Bits>(storage_.planes, kStride, a);
   }
   template <class V>
   __device__ __forceinline__ void store_value(int a, const V& value) {
-    std::uint32_t* plane = storage_.planes + kKeyPlanes * kStride;
-    if constexpr (sizeof(V) == 4) {
-      plane[a] = bit_cast_to<std::uint32_t>(value);
-    } else {
-      const std::uint64_t b = bit_cast_to<std::uint64_t>(value);
-      plane[a] = std::uint32_t(b);
-      plane[kStride + a] = std::uint32_t(b >> 32);
-    }
+    store_in_planes(storage_.planes + kKeyPlanes * kStride, kStride, a, value);
   }
   template <class V>
   __device__ __forceinline__ void load_value(int a, V& value) const {
-    const std::uint32_t* plane = storage_.planes + kKeyPlanes * kStride;
-    if constexpr (sizeof(V) == 4) value = bit_cast_to<V>(plane[a]);
-    else value = bit_cast_to<V>((std::uint64_t(plane[kStride + a]) << 32) | plane[a]);
+    value = load_from_planes<V>(storage_.planes + kKeyPlanes * kStride, kStride, a);
   }
   template <bool WITH_VALUES, class V>
   __device__ __forceinline__ void store_item(int a, Bits key, const V& value) {

@@ -500,22 +500,10 @@ class BlockSort {
   }
 
   static __device__ __forceinline__ void store_value(std::uint32_t* planes, int index, const Value& v) {
-    const int a = detail::padded_index(index);
-    if constexpr (sizeof(Value) == 4) {
-      planes[a] = bit_cast_to<std::uint32_t>(v);
-    } else {
-      const std::uint64_t b = bit_cast_to<std::uint64_t>(v);
-      planes[a] = std::uint32_t(b);
-      planes[kStride + a] = std::uint32_t(b >> 32);
-    }
+    store_in_planes(planes, kStride, detail::padded_index(index), v);
   }
   static __device__ __forceinline__ Value load_value(const std::uint32_t* planes, int index) {
-    const int a = detail::padded_index(index);
-    if constexpr (sizeof(Value) == 4) {
-      return bit_cast_to<Value>(planes[a]);
-    } else {
-      return bit_cast_to<Value>((std::uint64_t(planes[kStride + a]) << 32) | planes[a]);
-    }
+    return load_from_planes<Value>(planes, kStride, detail::padded_index(index));
   }
 
   TempStorage& storage_;

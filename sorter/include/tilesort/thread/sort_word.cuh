@@ -51,6 +51,27 @@ TILESORT_HD To bit_cast_to(const From& from) {
   return to;
 }
 
+/// A 4- or 8-byte value in 32-bit shared-memory planes `stride` words apart:
+/// its low word at plane[a], its high word (8 bytes) at plane[stride + a],
+/// so a warp's accesses to one plane stay one word per bank.
+template <class V>
+TILESORT_HD void store_in_planes(std::uint32_t* plane, int stride, int a, const V& value) {
+  static_assert(sizeof(V) == 4 || sizeof(V) == 8, "4- or 8-byte values");
+  if constexpr (sizeof(V) == 4) {
+    plane[a] = bit_cast_to<std::uint32_t>(value);
+  } else {
+    const std::uint64_t b = bit_cast_to<std::uint64_t>(value);
+    plane[a] = std::uint32_t(b);
+    plane[stride + a] = std::uint32_t(b >> 32);
+  }
+}
+template <class V>
+TILESORT_HD V load_from_planes(const std::uint32_t* plane, int stride, int a) {
+  static_assert(sizeof(V) == 4 || sizeof(V) == 8, "4- or 8-byte values");
+  if constexpr (sizeof(V) == 4) return bit_cast_to<V>(plane[a]);
+  else return bit_cast_to<V>((std::uint64_t(plane[stride + a]) << 32) | plane[a]);
+}
+
 /// Encoded key + input position, ordered by (key, position).
 template <class Bits> struct SortWord;
 
