@@ -377,6 +377,15 @@ TEST_F(SegmentedSortFloats, ExplicitFullBitRangeIsTheTotalOrder) {
 // ---------------------------------------------------------------------------
 using SegmentedSortBitRanges = GpuTest;
 
+/// Sorts `c` on bits [begin_bit, end_bit) with otherwise random options, and
+/// checks it against the reference.
+void sort_bits_and_check(cudaStream_t stream, Rng& rng, const HostCase& c, Order order, int begin_bit, int end_bit) {
+  RunOptions o = random_options(rng, order, c);
+  o.begin_bit = begin_bit;
+  o.end_bit = end_bit;
+  ASSERT_NO_FATAL_FAILURE(sort_and_check(stream, c, o));
+}
+
 TEST_F(SegmentedSortBitRanges, IntegerKeys) {
   TS_TRACE_SEED();
   const std::vector<std::pair<int, int>> r32 = {{0, 8}, {4, 20}, {16, 32}, {31, 32}, {0, 1}, {8, -1}, {0, 32}, {3, 29}};
@@ -397,10 +406,7 @@ TEST_F(SegmentedSortBitRanges, IntegerKeys) {
         const HostCase c = make_case(kt, (i % 2) ? ValueType::b32 : ValueType::b64,
                                      (i % 3) ? OffsetType::u32 : OffsetType::u64, sizes, dist, rng_, random_pad(rng_),
                                      random_pad(rng_));
-        RunOptions o = random_options(rng_, order, c);
-        o.begin_bit = b;
-        o.end_bit = e;
-        ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+        ASSERT_NO_FATAL_FAILURE(sort_bits_and_check(stream_, rng_, c, order, b, e));
       }
     }
   }
@@ -426,10 +432,7 @@ TEST_F(SegmentedSortBitRanges, NarrowRangesThroughTheRadixClasses) {
                                           << ") " << name_of(order) << " " << name_of(dist));
         std::shuffle(sizes.begin(), sizes.end(), rng_);
         const HostCase c = make_case(kt, vt, OffsetType::u32, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
-        RunOptions o = random_options(rng_, order, c);
-        o.begin_bit = b;
-        o.end_bit = e;
-        ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+        ASSERT_NO_FATAL_FAILURE(sort_bits_and_check(stream_, rng_, c, order, b, e));
       }
     }
   }
