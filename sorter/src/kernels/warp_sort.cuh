@@ -19,15 +19,20 @@
 namespace tilesort {
 namespace detail {
 
-/// GROUP lanes x ITEMS keys per segment, for one warp size class. (The walk
-/// sorts segments of up to 8 keys, 4 with 64-bit keys or values, one per
-/// lane instead.)
+/// GROUP lanes x ITEMS keys per segment.
+template <int GROUP, int ITEMS>
+struct GroupShape {
+  static constexpr int kGroup = GROUP, kItems = ITEMS;
+};
+
+/// The group shape of each warp size class. (The walk sorts segments of up
+/// to 8 keys, 4 with 64-bit keys or values, one per lane instead.)
 template <int CLASS> struct WarpClassShape;
-template <> struct WarpClassShape<kClassWarp8> { static constexpr int kGroup = 2, kItems = 4; };
-template <> struct WarpClassShape<kClassWarp16> { static constexpr int kGroup = 4, kItems = 4; };
-template <> struct WarpClassShape<kClassWarp32> { static constexpr int kGroup = 8, kItems = 4; };
-template <> struct WarpClassShape<kClassWarp64> { static constexpr int kGroup = 16, kItems = 4; };
-template <> struct WarpClassShape<kClassWarp128> { static constexpr int kGroup = 32, kItems = 4; };
+template <> struct WarpClassShape<kClassWarp8> : GroupShape<2, 4> {};
+template <> struct WarpClassShape<kClassWarp16> : GroupShape<4, 4> {};
+template <> struct WarpClassShape<kClassWarp32> : GroupShape<8, 4> {};
+template <> struct WarpClassShape<kClassWarp64> : GroupShape<16, 4> {};
+template <> struct WarpClassShape<kClassWarp128> : GroupShape<32, 4> {};
 static_assert(WarpClassShape<kClassWarp128>::kGroup * WarpClassShape<kClassWarp128>::kItems == kWarpSortMax,
               "the last warp class ends at kWarpSortMax");
 
@@ -157,11 +162,6 @@ __device__ __forceinline__ int nth_set_bit(std::uint32_t mask, int k) {
   return position;
 }
 
-template <int GROUP, int ITEMS>
-struct WalkShape {
-  static constexpr int kGroup = GROUP, kItems = ITEMS;
-};
-
 /// The batch's segments whose lanes pass `member`, in lane order, one per
 /// group of Shape::kGroup lanes and round. Warp-uniform.
 template <class Shape, bool TRACK_INDEX, class Bits, class Value>
@@ -214,7 +214,7 @@ __device__ __forceinline__ void walk_segments(const SortData<Bits, Value>& data,
   // three merge levels stay in registers; fixed-10 0.172 -> 0.141 ms); with
   // values that spilled and slowed the whole kernel (fixed-16 u32 pairs
   // 0.160 -> 0.202 ms), so groups of 4 lanes.
-  using Walk16 = std::conditional_t<kNarrowKeysOnly, WalkShape<2, 8>, WarpClassShape<kClassWarp16>>;
+  using Walk16 = std::conditional_t<kNarrowKeysOnly, GroupShape<2, 8>, WarpClassShape<kClassWarp16>>;
   walk_class<Walk16, TRACK_INDEX>(data, size_class == kClassWarp16, begin, length, lane);
 }
 
