@@ -178,12 +178,9 @@ cudaError_t launch_scatter(const BinLaunch& b, const ScatterParams<Value>& sp, b
   constexpr std::size_t smem = ScatterSmem<Policy, kHasKeys, Value>::kBytes;
   const auto kernel = first ? bin_scatter_kernel<Policy, kHasKeys, Value, kIota>
                             : bin_scatter_kernel<Policy, kHasKeys, Value, false>;
-  int blocks = 0;  // the call also raises the kernel's shared memory limit once
-  const cudaError_t err = persistent_grid(reinterpret_cast<const void*>(kernel), Policy::kThreads, smem, &blocks);
-  if (err != cudaSuccess) return err;
-  // Persistent (the kernel loops over chunks): never more blocks than chunks.
-  blocks = int(std::min<std::uint64_t>(std::uint64_t(blocks), b.layout.chunk_stride));
-  return launch_kernel(kernel, blocks, Policy::kThreads, smem, b.stream, programmatic, sp);
+  // Persistent (the kernel loops over chunks): never more blocks than chunks
+  // (chunk_stride >= 1).
+  return launch_persistent(kernel, Policy::kThreads, smem, b.stream, programmatic, b.layout.chunk_stride, sp);
 }
 
 template <bool kHasKeys, class Value, bool kIota>
@@ -340,7 +337,7 @@ cudaError_t launch_gather(const GatherArgs& args, std::uint32_t words_per_record
                           DeviceStatus* status, cudaStream_t stream) {
   const GatherParams<Word> gp{static_cast<const Word*>(args.records), static_cast<Word*>(args.out_records),
                               args.permutation, words_per_record, count, status};
-  return launch_persistent(bin_gather_kernel<Policy, Word>, Policy::kGatherThreads, 0, stream, false, gp);
+  return launch_persistent(bin_gather_kernel<Policy, Word>, Policy::kGatherThreads, 0, stream, false, 0, gp);
 }
 
 }  // namespace

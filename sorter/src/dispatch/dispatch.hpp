@@ -33,6 +33,7 @@ struct LaunchContext {
   int num_msd_rounds;        // 0 when no segment can exceed one block
   std::uint64_t max_range;   // longest range any kernel can receive: skips
                              // the launches of classes nothing can reach
+  std::uint64_t max_segments;  // the plan's: bounds the walk's grid
   cudaStream_t stream;
   bool programmatic;  // programmatic dependent launches between our kernels (sm_90+)
 };
@@ -77,12 +78,14 @@ cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic
 
 /// Launches `kernel` on its persistent grid (persistent_grid): the kernels
 /// that loop over work counted on the device.
+/// `max_blocks` caps the grid where the plan bounds the work (0: no cap).
 template <class... Params, class... Args>
 cudaError_t launch_persistent(void (*kernel)(Params...), int threads, std::size_t dynamic_smem, cudaStream_t stream,
-                              bool programmatic, Args&&... args) {
+                              bool programmatic, std::uint64_t max_blocks, Args&&... args) {
   int blocks = 0;
   const cudaError_t err = persistent_grid(reinterpret_cast<const void*>(kernel), threads, dynamic_smem, &blocks);
   if (err != cudaSuccess) return err;
+  if (max_blocks != 0 && std::uint64_t(blocks) > max_blocks) blocks = int(max_blocks);
   return launch_kernel(kernel, blocks, threads, dynamic_smem, stream, programmatic, std::forward<Args>(args)...);
 }
 

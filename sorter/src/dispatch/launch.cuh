@@ -3,6 +3,8 @@
 // so each (key width, value width) pair compiles in parallel.
 #pragma once
 
+#include <algorithm>
+
 #include "dispatch/dispatch.hpp"
 #include "dispatch/policy.hpp"
 #include "kernels/block_sort.cuh"
@@ -24,7 +26,7 @@ cudaError_t launch_block_class(const LaunchContext& ctx, const SortData<Bits, Va
   const bool narrow = Sorter::kNarrowRadix && ctx.end_bit - ctx.begin_bit <= 16;
   const auto kernel = narrow ? block_sort_kernel<Shape, CLASS, Sorter::kNarrowRadix, Bits, Value>
                              : block_sort_kernel<Shape, CLASS, false, Bits, Value>;
-  return launch_persistent(kernel, Shape::kThreads, sizeof(Storage), ctx.stream, ctx.programmatic, data, ctx.lists);
+  return launch_persistent(kernel, Shape::kThreads, sizeof(Storage), ctx.stream, ctx.programmatic, 0, data, ctx.lists);
 }
 
 /// One launch per block shape, largest class first (the longest tasks start
@@ -91,10 +93,15 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
     constexpr int kMinBlocks = Policy::kWarpKernelMinBlocks;
     const auto walk = track ? warp_walk_kernel<kThreads, kMinBlocks, true, Bits, Value>
                             : warp_walk_kernel<kThreads, kMinBlocks, false, Bits, Value>;
-    if ((err = launch_persistent(walk, kThreads, 0, ctx.stream, ctx.programmatic, data, lists, ctx.pack))) return err;
+    // No more blocks than the plan's batches of 32 segments can use: a plan
+    // of a few thousand tiles does not place a full-GPU grid for the walk.
+    const std::uint64_t walk_blocks = ((ctx.max_segments + 31) / 32 + kThreads / 32 - 1) / (kThreads / 32);
+    err = launch_persistent(walk, kThreads, 0, ctx.stream, ctx.programmatic, std::max<std::uint64_t>(walk_blocks, 1),
+                            data, lists, ctx.pack);
+    if (err != cudaSuccess) return err;
     const auto kernel = track ? warp_sort_kernel<kThreads, kMinBlocks, true, Bits, Value>
                               : warp_sort_kernel<kThreads, kMinBlocks, false, Bits, Value>;
-    if ((err = launch_persistent(kernel, kThreads, 0, ctx.stream, ctx.programmatic, data, lists))) return err;
+    if ((err = launch_persistent(kernel, kThreads, 0, ctx.stream, ctx.programmatic, 0, data, lists))) return err;
   }
 
   // 3. One block per segment (and per MSD child of that size), one launch
@@ -107,7 +114,7 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
   if (ctx.num_msd_rounds > 0) {
     using Large = LargeStorage<typename Policy::Fallback, Bits, Value>;
     err = launch_persistent(fallback_sort_kernel<Policy, Bits, Value>, Policy::Fallback::kThreads, sizeof(Large),
-                            ctx.stream, ctx.programmatic, data, lists);
+                            ctx.stream, ctx.programmatic, 0, data, lists);
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;

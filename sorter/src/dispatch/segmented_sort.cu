@@ -447,6 +447,7 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   ctx.num_msd_rounds = max_segment > one_block_max ? std::min(Sm90Policy::kMaxMsdRounds, digits) : 0;
   // MSD children can be as long as one block holds.
   ctx.max_range = ctx.num_msd_rounds > 0 ? std::max<std::uint64_t>(max_segment, one_block_max) : max_segment;
+  ctx.max_segments = plan.max_segments;
 
 #ifdef TILESORT_WITH_SM75_POLICY
   src.pack = policy == PolicyKind::sm90 ? call_pack_table<Sm90Policy>(plan, ctx.block_limits, ctx.max_range)
