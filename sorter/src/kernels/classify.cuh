@@ -254,13 +254,16 @@ __global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm) classi
   if (threadIdx.x < kNumClasses) block_counts[threadIdx.x] = 0;
   __syncthreads();
 
+  bool walked = false;  // this thread saw a segment the walk sorts
   for_each_segment_group<OffsetT>(src, counts, lists.status, true, window_scratch,
-                                  [&](std::uint64_t, const SegmentOffsets&, std::uint64_t, const GroupTask& task) {
+                                  [&](std::uint64_t, const SegmentOffsets&, std::uint64_t length, const GroupTask& task) {
                                     count_in_block(block_counts, task.size_class);
+                                    walked |= walked_length(length, src.pack);  // 0 for invalid segments
                                   });
-  __syncthreads();
+  const bool block_walked = __syncthreads_or(walked);
   if (threadIdx.x < kNumClasses && block_counts[threadIdx.x] != 0)
     atomicAdd(&lists.counters->class_count[threadIdx.x], block_counts[threadIdx.x]);
+  if (threadIdx.x == 0 && block_walked) atomicOr(&lists.counters->any_walked, 1u);
 }
 
 template <class OffsetT>

@@ -225,7 +225,10 @@ template <int THREADS, int MIN_BLOCKS, bool TRACK_INDEX, class Bits, class Value
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     warp_walk_kernel(SortData<Bits, Value> data, WorkLists lists, PackTable pack) {
   enter_dependent_kernel();
-  if (sort_aborted(lists)) return;
+  // Calls without short segments have nothing to walk: return before
+  // reading every offset again (fixed-1, 16.7M one-key segments: 0.229 ->
+  // 0.271 ms with the walk reading them).
+  if (sort_aborted(lists) || lists.counters->any_walked == 0) return;
   const std::uint32_t num_segments = lists.counters->num_segments;
   const std::uint64_t batches = (std::uint64_t(num_segments) + 31) / 32;
   const std::uint64_t warp_id = (std::uint64_t(blockIdx.x) * THREADS + threadIdx.x) / 32;
