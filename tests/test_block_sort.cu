@@ -130,8 +130,8 @@ __global__ void __launch_bounds__(T) block_merge_kernel(const K* in_keys, const 
   }
 }
 
-/// One segment of GROUP * ITEMS slots per group of GROUP lanes, striped.
-template <class K, class V, int ITEMS, int GROUP>
+/// One segment of GROUP * ITEMS slots per group of GROUP lanes, in LAYOUT.
+template <class K, class V, int ITEMS, int GROUP, tilesort::warp::GroupLayout LAYOUT>
 __global__ void warp_sort_kernel(const K* in_keys, const HostValue<V>* in_values, K* out_keys,
                                  HostValue<V>* out_values, const int* valid, Order order) {
   constexpr int kSeg = GROUP * ITEMS;
@@ -143,15 +143,16 @@ __global__ void warp_sort_kernel(const K* in_keys, const HostValue<V>* in_values
   HostValue<V> value[ITEMS];
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) {
-    key[r] = in_keys[base + r * GROUP + lane % GROUP];
-    if constexpr (kWithValues<V>) value[r] = in_values[base + r * GROUP + lane % GROUP];
+    const int i = tilesort::warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane % GROUP);
+    key[r] = in_keys[base + i];
+    if constexpr (kWithValues<V>) value[r] = in_values[base + i];
   }
-  tilesort::warp::WarpSort<K, V, ITEMS, GROUP> sort;
+  tilesort::warp::WarpSort<K, V, ITEMS, GROUP, LAYOUT> sort;
   if constexpr (kWithValues<V>) sort.Sort(key, value, n, order);
   else sort.Sort(key, n, order);
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) {
-    const int i = r * GROUP + lane % GROUP;
+    const int i = tilesort::warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane % GROUP);
     if (i < n) {
       out_keys[base + i] = key[r];
       if constexpr (kWithValues<V>) out_values[base + i] = value[r];
@@ -349,7 +350,8 @@ void check_block_merge(Order order, Dist dist, Rng& rng, int tiles) {
   expect_ranges_equal(want, got, merged, what.str());
 }
 
-template <class K, class V, int ITEMS, int GROUP>
+template <class K, class V, int ITEMS, int GROUP,
+          tilesort::warp::GroupLayout LAYOUT = tilesort::warp::GroupLayout::striped>
 void check_warp_sort(Order order, Dist dist, Rng& rng, int warps = 64) {
   constexpr int kSeg = GROUP * ITEMS;
   const int segments = warps * (32 / GROUP);
@@ -365,9 +367,10 @@ void check_warp_sort(Order order, Dist dist, Rng& rng, int warps = 64) {
   reference_ranges(want, ranges, order);
 
   TileData<K, V> got;
-  ASSERT_NO_FATAL_FAILURE(run_tiles(warp_sort_kernel<K, V, ITEMS, GROUP>, unsigned(warps), 32, 0, in, valid, got, order));
+  ASSERT_NO_FATAL_FAILURE(run_tiles(warp_sort_kernel<K, V, ITEMS, GROUP, LAYOUT>, unsigned(warps), 32, 0, in, valid, got, order));
   std::ostringstream what;
-  what << "WarpSort<" << GROUP << "x" << ITEMS << "> " << case_name(key_type_of<K>(), kWithValues<V>, sizeof(HostValue<V>), order, dist);
+  what << "WarpSort<" << GROUP << "x" << ITEMS
+       << (LAYOUT == tilesort::warp::GroupLayout::blocked ? ", blocked> " : "> ") << case_name(key_type_of<K>(), kWithValues<V>, sizeof(HostValue<V>), order, dist);
   expect_ranges_equal(want, got, ranges, what.str());
 }
 
@@ -504,6 +507,25 @@ TEST(WarpSort, GroupsAndTypes) {
   }
 }
 
+// The blocked layout (what the library's warp kernels use), every group
+// width, with and without positions in the network.
+TEST(WarpSort, BlockedLayout) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  using tilesort::warp::GroupLayout;
+  for (Order order : {Order::ascending, Order::descending}) {
+    for (Dist dist : kTypeDists) {
+      check_warp_sort<std::uint32_t, std::uint32_t, 4, 32, GroupLayout::blocked>(order, dist, rng);
+      check_warp_sort<std::uint32_t, KeysOnly, 8, 16, GroupLayout::blocked>(order, dist, rng);
+      check_warp_sort<float, std::uint64_t, 4, 8, GroupLayout::blocked>(order, dist, rng);
+      check_warp_sort<std::int32_t, std::uint32_t, 4, 4, GroupLayout::blocked>(order, dist, rng);
+      check_warp_sort<double, std::uint32_t, 4, 16, GroupLayout::blocked>(order, dist, rng);
+      check_warp_sort<std::uint64_t, std::uint32_t, 4, 2, GroupLayout::blocked>(order, dist, rng);
+      check_warp_sort<std::int64_t, std::uint64_t, 2, 32, GroupLayout::blocked>(order, dist, rng);
+    }
+  }
+}
+
 // (16-bit key, 16-bit position) words: both strategies, both arrangements,
 // duplicate-heavy and full-width keys, up to the 16384-item library shape.
 TEST(BlockSort, NarrowWords) {
@@ -547,4 +569,6 @@ TEST(BlockSanitizer, WarpSort) {
   REQUIRE_CUDA_DEVICE();
   Rng rng(tstest::test_seed());
   check_warp_sort<float, std::uint32_t, 4, 8>(Order::ascending, Dist::specials, rng, 2);
+  check_warp_sort<float, std::uint32_t, 4, 8, tilesort::warp::GroupLayout::blocked>(Order::ascending, Dist::specials,
+                                                                                   rng, 2);
 }

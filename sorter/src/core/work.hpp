@@ -175,12 +175,9 @@ struct PackTable {
   // cost x 100: a range whose own class costs no more per key takes no
   // window, without trying each class.
   std::uint64_t min_window_cost;
-  // Bit n - 1 of (walked_low, walked_high): a segment of n keys (n <=
-  // kWarpSortMax) is sorted by the warp kernel's walk over the segments (it
-  // takes no window), so classification does not list it. Filled on the
-  // host from pack_choice. Two named words, not an array: a kernel that
-  // indexed the parameter would copy the whole table to local memory.
-  std::uint64_t walked_low, walked_high;
+  // Segments of 2..walk_max keys are sorted by the warp kernel's walk over
+  // the segments: classification neither lists nor windows them.
+  std::uint32_t walk_max;
 };
 
 /// Where counts come from and what they may not exceed.

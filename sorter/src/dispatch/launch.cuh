@@ -91,8 +91,9 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
     constexpr int kThreads = Policy::kWarpKernelThreads;
     const bool track = kHasValues<Value> || data.compare_mask != kAllOnes<Bits>;
     constexpr int kMinBlocks = Policy::kWarpKernelMinBlocks;
-    const auto walk = track ? warp_walk_kernel<kThreads, kMinBlocks, true, Bits, Value>
-                            : warp_walk_kernel<kThreads, kMinBlocks, false, Bits, Value>;
+    constexpr std::uint32_t kWalkMax = Policy::walk_max(int(sizeof(Bits)), kHasValues<Value> ? int(sizeof(Value)) : 0);
+    const auto walk = track ? warp_walk_kernel<kThreads, kMinBlocks, kWalkMax, true, Bits, Value>
+                            : warp_walk_kernel<kThreads, kMinBlocks, kWalkMax, false, Bits, Value>;
     // No more blocks than the plan's batches of 32 segments can use: a plan
     // of a few thousand tiles does not place a full-GPU grid for the walk.
     const std::uint64_t walk_blocks = ((ctx.max_segments + 31) / 32 + kThreads / 32 - 1) / (kThreads / 32);

@@ -21,15 +21,25 @@ struct Sm90Policy {
   // keys), so it is compiled for occupancy.
   static constexpr int kWarpKernelThreads = 256;
   static constexpr int kWarpKernelMinBlocks = 4;
-  // Segments of up to this many keys that take no window are sorted by the
-  // walk over the segments (kernels/warp_sort.cuh), not listed. Longer ones
-  // need up to 32 network rounds per batch of 32 segments, so a warp walked
-  // a batch long after the list kernel would have spread its segments over
-  // many warps (H200: fixed-100 keys only 0.302 -> 0.404 ms, fixed-40 u64
-  // keys 0.618 -> 0.708 ms when the walk took every warp class; with 16:
-  // fixed-2 u32 pairs 0.722 -> 0.236 ms, fixed-3 0.583 -> 0.197, fixed-8
-  // 0.162 -> 0.151, fixed-16 0.161 -> 0.151).
-  static constexpr std::uint32_t kWalkMax = 16;
+  // Segments of up to this many keys are sorted by the walk over the
+  // segments (kernels/warp_sort.cuh), never listed and never windowed.
+  // Longer ones need up to 32 network rounds per batch of 32 segments, so a
+  // warp walked a batch long after the list kernel would have spread its
+  // segments over many warps (H200: fixed-100 keys only 0.302 -> 0.404 ms,
+  // fixed-40 u64 keys 0.618 -> 0.708 ms when the walk took every warp class;
+  // with 16: fixed-2 u32 pairs 0.722 -> 0.236 ms, fixed-3 0.583 -> 0.197,
+  // fixed-8 0.162 -> 0.151, fixed-16 0.161 -> 0.151). 32-bit keys with no or
+  // 32-bit values walk 17..32 keys too, in groups of 8 lanes, instead of
+  // block0 windows of 17..24 and the list's warp32 class above: fixed-20 u32
+  // pairs 0.336 -> 0.272 ms, fixed-17 0.331 -> 0.303, fixed-32 0.193 ->
+  // 0.183, uniform:0:32 0.310 -> 0.270, keys only fixed-32 0.166 -> 0.153.
+  // 64-bit keys stay at 16: uniform:0:32 u64 keys 0.432 -> 0.450 ms when
+  // walked to 32.
+  static constexpr std::uint32_t kWalkMaxNarrow = 32;
+  static constexpr std::uint32_t kWalkMaxWide = 16;
+  static constexpr std::uint32_t walk_max(int key_bytes, int value_bytes) {
+    return key_bytes == 4 && value_bytes <= 4 ? kWalkMaxNarrow : kWalkMaxWide;
+  }
   // One block per segment. Shapes from measurements of the block sorts per
   // segment size on an H200 (../shared/ANCHORS.md calibration, and the
   // "block" bench suite: BlockSort beats both cub sorts up to 1024 u32 pairs

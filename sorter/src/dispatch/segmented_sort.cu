@@ -216,8 +216,9 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
     if ((table.window_classes >> c) & 1u)
       table.min_window_cost = std::min<std::uint64_t>(table.min_window_cost,
                                                       std::uint64_t(table.cost[c]) * table.window_cost_percent);
-  static_assert(Policy::kWalkMax <= kWalkLongest, "the walk kernel sorts segments of up to kWalkLongest keys");
-  fill_walked_lengths(table, limits.max_length, Policy::kWalkMax);
+  static_assert(Policy::kWalkMaxNarrow <= kWalkLongest && Policy::kWalkMaxWide <= kWalkLongest,
+                "the walk kernel sorts segments of up to kWalkLongest keys");
+  table.walk_max = Policy::walk_max(int(size_of(plan.key_type)), int(size_of(plan.value_type)));
   return table;
 }
 

@@ -1,13 +1,14 @@
 // Segments of up to kWarpSortMax (128) keys: bitonic networks in registers,
-// one lane per segment of up to 8 keys, groups of lanes for longer ones.
+// one lane per segment of up to 8 keys, groups of lanes (the segment blocked
+// over them) for longer ones.
 //
 // Every warp class and the small ranges that the MSD path produced are
 // sorted by two kernels. The walk takes batches of 32 consecutive segments
-// straight from the offsets and sorts the ones of up to Policy::kWalkMax
-// keys that take no window (PackTable::walked), so classification neither
-// lists them nor does a warp chase a list entry to their offsets. The list
-// kernel walks a virtual task space [class 0 warps | class 1 warps | ... |
-// child tasks]: the longer warp-class segments, those whose window fell
+// straight from the offsets and sorts the ones of up to PackTable::walk_max
+// keys (16 or 32 by type, Policy::walk_max), so classification neither lists
+// nor windows them and no warp chases a list entry to their offsets. The
+// list kernel walks a virtual task space [class 0 warps | class 1 warps |
+// ... | child tasks]: the longer warp-class segments, those whose window fell
 // through, and MSD children. Every count comes from device memory, so the
 // grids are persistent and sized by the GPU, not by the data.
 #pragma once
@@ -19,10 +20,22 @@
 namespace tilesort {
 namespace detail {
 
-/// GROUP lanes x ITEMS keys per segment.
-template <int GROUP, int ITEMS>
+/// A group's segment lies blocked over its lanes (lane j holds items
+/// [j * ITEMS, (j + 1) * ITEMS)): the network's register-only stages are
+/// then the frequent short strides, and it shuffles about half as often as
+/// striped. Each load and store instruction of the group touches ITEMS
+/// times as many sectors; the group's ITEMS instructions still cover the
+/// same lines, so the rest hit L1 (loads) or merge in L2 (stores). H200,
+/// against striped: fixed-100 keys only 0.303 -> 0.282 ms, fixed-128 u64
+/// keys 0.511 -> 0.459, fixed-48 u64 0.524 -> 0.472, fixed-24 u32 pairs
+/// 0.243 -> 0.226, uniform:0:32 u32 pairs 0.260 -> 0.244.
+constexpr warp::GroupLayout kGroupLayout = warp::GroupLayout::blocked;
+
+/// GROUP lanes x ITEMS keys per segment, laid out over them as LAYOUT.
+template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT = kGroupLayout>
 struct GroupShape {
   static constexpr int kGroup = GROUP, kItems = ITEMS;
+  static constexpr warp::GroupLayout kLayout = LAYOUT;
 };
 
 /// The group shape of each warp size class. (The walk sorts segments of up
@@ -51,7 +64,7 @@ __device__ __forceinline__ std::uint32_t groups_per_warp(int size_class) {
 /// and two shuffles instead of a two-part comparison of separate registers.
 /// Keys and values are gathered through the positions afterwards (the keys
 /// were just loaded, so those reads hit L1).
-template <int GROUP, int ITEMS, class Value>
+template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT, class Value>
 __device__ __forceinline__ void warp_sort_task_packed(const SortData<std::uint32_t, Value>& data, const Task& task,
                                                       int lane_in_group) {
   const std::uint32_t* src_keys = data.key_source(task) + task.begin;
@@ -59,18 +72,18 @@ __device__ __forceinline__ void warp_sort_task_packed(const SortData<std::uint32
   std::uint32_t unused[ITEMS];
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) {
-    const std::uint32_t i = std::uint32_t(r * GROUP + lane_in_group);
+    const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
     word[r] = i < task.length
                   ? (std::uint64_t(data.codec.encode(src_keys[i]) & data.compare_mask) << 32) | i
                   : ~std::uint64_t(0);  // padding: after every real item
   }
-  warp::subwarp_bitonic_sort<GROUP, ITEMS, false>(word, unused, ~std::uint64_t(0), lane_in_group);
+  warp::subwarp_bitonic_sort<GROUP, ITEMS, false, LAYOUT>(word, unused, ~std::uint64_t(0), lane_in_group);
 
   std::uint32_t key[ITEMS];
   Value value[ITEMS];
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) {
-    if (std::uint32_t(r * GROUP + lane_in_group) < task.length) {
+    if (std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group)) < task.length) {
       const std::uint32_t from = std::uint32_t(word[r]);
       key[r] = src_keys[from];
       if constexpr (kHasValues<Value>) value[r] = data.value_source(task)[task.begin + from];
@@ -79,7 +92,7 @@ __device__ __forceinline__ void warp_sort_task_packed(const SortData<std::uint32
   __syncwarp();  // in place: every read of the segment precedes every write
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) {
-    const std::uint32_t i = std::uint32_t(r * GROUP + lane_in_group);
+    const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
     if (i < task.length) {
       data.keys[task.begin + i] = key[r];
       if constexpr (kHasValues<Value>) data.values[task.begin + i] = value[r];
@@ -89,11 +102,11 @@ __device__ __forceinline__ void warp_sort_task_packed(const SortData<std::uint32
 
 /// Loads one task per group, sorts it, writes it to the user arrays. A group
 /// with task.length == 0 still takes part in the shuffles.
-template <int GROUP, int ITEMS, bool TRACK_INDEX, class Bits, class Value>
+template <int GROUP, int ITEMS, bool TRACK_INDEX, warp::GroupLayout LAYOUT = kGroupLayout, class Bits, class Value>
 __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data, const Task& task,
                                                int lane_in_group) {
   if constexpr (TRACK_INDEX && sizeof(Bits) == 4) {
-    warp_sort_task_packed<GROUP, ITEMS>(data, task, lane_in_group);
+    warp_sort_task_packed<GROUP, ITEMS, LAYOUT>(data, task, lane_in_group);
     return;
   }
   const Bits* src_keys = data.key_source(task);
@@ -101,23 +114,24 @@ __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data
   std::uint32_t idx[ITEMS];
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) {
-    const std::uint32_t i = std::uint32_t(r * GROUP + lane_in_group);
+    const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
     key[r] = i < task.length ? data.codec.encode(src_keys[task.begin + i]) : kAllOnes<Bits>;
     idx[r] = i;
   }
-  warp::subwarp_bitonic_sort<GROUP, ITEMS, TRACK_INDEX>(key, idx, data.compare_mask, lane_in_group);
+  warp::subwarp_bitonic_sort<GROUP, ITEMS, TRACK_INDEX, LAYOUT>(key, idx, data.compare_mask, lane_in_group);
 
   Value value[ITEMS];
   if constexpr (kHasValues<Value>) {
     const Value* src_values = data.value_source(task);
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r)
-      if (std::uint32_t(r * GROUP + lane_in_group) < task.length) value[r] = src_values[task.begin + idx[r]];
+      if (std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group)) < task.length)
+        value[r] = src_values[task.begin + idx[r]];
   }
   __syncwarp();  // in place: every read of the segment precedes every write
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) {
-    const std::uint32_t i = std::uint32_t(r * GROUP + lane_in_group);
+    const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
     if (i < task.length) {
       data.keys[task.begin + i] = data.codec.decode(key[r]);
       if constexpr (kHasValues<Value>) data.values[task.begin + i] = value[r];
@@ -135,7 +149,7 @@ __device__ __forceinline__ void warp_sort_class(const SortData<Bits, Value>& dat
   const std::uint32_t segment = warp_task * kGroupsPerWarp + std::uint32_t(lane / Shape::kGroup);
   Task task{0, 0, 0};
   if (segment < count) task = data.window_task(lists.class_segments[region_begin + segment]);
-  warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX>(data, task, lane % Shape::kGroup);
+  warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX, Shape::kLayout>(data, task, lane % Shape::kGroup);
 }
 
 /// A child range (from the MSD path) of up to kWarpSortMax keys, sorted by a whole warp.
@@ -162,6 +176,11 @@ __device__ __forceinline__ int nth_set_bit(std::uint32_t mask, int k) {
   return position;
 }
 
+/// Asks for the line holding `p` in L1 without waiting for it.
+__device__ __forceinline__ void prefetch_to_l1(const void* p) {
+  asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+}
+
 /// The batch's segments whose lanes pass `member`, in lane order, one per
 /// group of Shape::kGroup lanes and round. Warp-uniform.
 template <class Shape, bool TRACK_INDEX, class Bits, class Value>
@@ -176,12 +195,13 @@ __device__ __forceinline__ void walk_class(const SortData<Bits, Value>& data, bo
     const std::uint64_t range_begin = __shfl_sync(0xffffffffu, begin, from);
     const std::uint32_t range_length = __shfl_sync(0xffffffffu, length, from);
     const Task task{range_begin, k < count ? range_length : 0u, task_flags(false, data.end_bit)};
-    warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX>(data, task, lane % Shape::kGroup);
+    warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX, Shape::kLayout>(data, task, lane % Shape::kGroup);
   }
 }
 
-/// Sorts the walked segments among segments [first, first + 32).
-template <bool TRACK_INDEX, class Bits, class Value>
+/// Sorts the walked segments among segments [first, first + 32); none is
+/// longer than WALK_MAX (PackTable::walk_max of these types).
+template <std::uint32_t WALK_MAX, bool TRACK_INDEX, class Bits, class Value>
 __device__ __forceinline__ void walk_segments(const SortData<Bits, Value>& data, const PackTable& pack,
                                               std::uint64_t first, std::uint32_t num_segments) {
   const int lane = threadIdx.x & 31;
@@ -201,6 +221,22 @@ __device__ __forceinline__ void walk_segments(const SortData<Bits, Value>& data,
   constexpr std::uint32_t kLaneMax = kNarrowKeysOnly ? 8 : 4;
   const bool alone = length != 0 && length <= kLaneMax;
   const int size_class = length && !alone ? warp_class_of(length) : int(kClassNone);
+  // Segments sorted by groups of lanes wait for later rounds, and each round
+  // is a chain of loads -> network -> value gather -> stores. With 64-bit
+  // keys, start every such segment's lines towards L1 now, so that all 32 of
+  // the batch are in flight at once (H200, u64 keys + u32 values: fixed-16
+  // 0.236 -> 0.221 ms, fixed-10 0.336 -> 0.322; with 32-bit keys it gained
+  // nothing and fixed-8 u32 pairs lost 4%).
+  if constexpr (sizeof(Bits) == 8) {
+    if (length != 0 && !alone) {
+      prefetch_to_l1(data.keys + begin);
+      prefetch_to_l1(data.keys + begin + length - 1);
+      if constexpr (kHasValues<Value>) {
+        prefetch_to_l1(data.values + begin);
+        prefetch_to_l1(data.values + begin + length - 1);
+      }
+    }
+  }
   if (__any_sync(0xffffffffu, alone)) {
     const Task task{begin, alone ? length : 0u, task_flags(false, data.end_bit)};
     const std::uint32_t longest = __reduce_max_sync(0xffffffffu, task.length);
@@ -208,20 +244,31 @@ __device__ __forceinline__ void walk_segments(const SortData<Bits, Value>& data,
     else if (longest <= 4) warp_sort_task<1, 4, TRACK_INDEX>(data, task, 0);
     else warp_sort_task<1, kLaneMax, TRACK_INDEX>(data, task, 0);
   }
-  static_assert(kWalkLongest == 16, "the walk's classes: one lane, kClassWarp8 and kClassWarp16");
-  walk_class<WarpClassShape<kClassWarp8>, TRACK_INDEX>(data, size_class == kClassWarp8, begin, length, lane);
+  static_assert(WALK_MAX <= kWalkLongest && kWalkLongest == 32,
+                "the walk's classes: one lane, kClassWarp8, kClassWarp16 and kClassWarp32");
+  // 5..8 keys (64-bit keys or values) in pairs of lanes. 64-bit keys stay
+  // striped there: blocked, each lane's load touches a sector of its own
+  // (fixed-8 u64 keys + u32 values 0.195 -> 0.252 ms, H200).
+  using Walk8 = std::conditional_t<sizeof(Bits) == 8, GroupShape<2, 4, warp::GroupLayout::striped>,
+                                   WarpClassShape<kClassWarp8>>;
+  walk_class<Walk8, TRACK_INDEX>(data, size_class == kClassWarp8, begin, length, lane);
   // 9..16 keys: 32-bit keys alone in pairs of lanes (8 keys each: the first
   // three merge levels stay in registers; fixed-10 0.172 -> 0.141 ms); with
   // values that spilled and slowed the whole kernel (fixed-16 u32 pairs
   // 0.160 -> 0.202 ms), so groups of 4 lanes.
   using Walk16 = std::conditional_t<kNarrowKeysOnly, GroupShape<2, 8>, WarpClassShape<kClassWarp16>>;
   walk_class<Walk16, TRACK_INDEX>(data, size_class == kClassWarp16, begin, length, lane);
+  // 17..32 keys: 32-bit keys alone in groups of 4 lanes x 8 keys (half the
+  // rounds of 8 x 4); with values those spilled 76 bytes, so 8 x 4.
+  using Walk32 = std::conditional_t<kNarrowKeysOnly, GroupShape<4, 8>, WarpClassShape<kClassWarp32>>;
+  if constexpr (WALK_MAX > 16)
+    walk_class<Walk32, TRACK_INDEX>(data, size_class == kClassWarp32, begin, length, lane);
 }
 
 /// The walk: every warp takes batches of 32 consecutive segments. A kernel
 /// of its own, so its registers (a lane holds a whole segment) do not add
 /// to the list kernel's.
-template <int THREADS, int MIN_BLOCKS, bool TRACK_INDEX, class Bits, class Value>
+template <int THREADS, int MIN_BLOCKS, std::uint32_t WALK_MAX, bool TRACK_INDEX, class Bits, class Value>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
     warp_walk_kernel(SortData<Bits, Value> data, WorkLists lists, PackTable pack) {
   enter_dependent_kernel();
@@ -234,7 +281,7 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   const std::uint64_t warp_id = (std::uint64_t(blockIdx.x) * THREADS + threadIdx.x) / 32;
   const std::uint64_t num_warps = std::uint64_t(gridDim.x) * (THREADS / 32);
   for (std::uint64_t batch = warp_id; batch < batches; batch += num_warps)
-    walk_segments<TRACK_INDEX>(data, pack, batch * 32, num_segments);
+    walk_segments<WALK_MAX, TRACK_INDEX>(data, pack, batch * 32, num_segments);
 }
 
 template <int THREADS, int MIN_BLOCKS, bool TRACK_INDEX, class Bits, class Value>

@@ -20,14 +20,17 @@ namespace warp {
 /// - Key: the host API's key types (u32/i32/f32/u64/i64/f64), same order
 ///   rules (NaNs last in both orders, -0.0 before +0.0); always stable.
 /// - Value: KeysOnly or any trivially copyable 4- or 8-byte type.
-/// - Arrangement: striped within the group, in and out: item i of a segment
-///   is in register i / GROUP of lane i % GROUP of its group. Items at
-///   i >= valid_items (per group; groups may differ) are ignored on input and
-///   undefined on output.
+/// - Arrangement, in and out (LAYOUT, warp_bitonic_sort.cuh): striped
+///   (default), item i of a segment is in register i / GROUP of lane
+///   i % GROUP of its group; or blocked, register i % ITEMS of lane
+///   i / ITEMS, which shuffles about half as often (the library's warp
+///   kernels use it). Items at i >= valid_items (per group; groups may
+///   differ) are ignored on input and undefined on output.
 /// - GROUP: power of two <= 32; ITEMS: power of two, 1..32.
 ///
 /// Cost: (log2 N)(log2 N + 1)/2 compare-exchange steps for N = GROUP * ITEMS,
-/// one shuffle per word for strides below GROUP. With values add ITEMS^2
+/// one shuffle per word for strides below GROUP (striped) or at least ITEMS
+/// (blocked). With values add ITEMS^2
 /// shuffles per value word (values are gathered through the positions), so
 /// prefer small ITEMS with values. No shared memory.
 ///
@@ -38,7 +41,7 @@ namespace warp {
 ///
 ///     float depth[4];                                       // striped per group
 ///     tilesort::warp::WarpSort<float, tilesort::KeysOnly, 4, 4>().Sort(depth, my_count);
-template <class Key, class Value, int ITEMS, int GROUP = 32>
+template <class Key, class Value, int ITEMS, int GROUP = 32, GroupLayout LAYOUT = GroupLayout::striped>
 class WarpSort {
  public:
   using Bits = typename KeyTraits<Key>::Bits;
@@ -60,12 +63,14 @@ class WarpSort {
     static_assert(kHasValues, "WarpSort<Key, KeysOnly, ...> has no values");
     std::uint32_t position[ITEMS];
     sort_keys(keys, valid_items, order, position);
-    // Output r takes the value of input position p: lane p % GROUP, register p / GROUP.
+    // Output r takes the value of input position p: striped, lane p % GROUP
+    // and register p / GROUP; blocked, lane p / ITEMS and register p % ITEMS.
     Value out[ITEMS];
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) {
-      const int src_lane = int(position[r] % GROUP);
-      const int src_reg = int(position[r] / GROUP);
+      const bool striped = LAYOUT == GroupLayout::striped;
+      const int src_lane = int(striped ? position[r] % GROUP : position[r] / ITEMS);
+      const int src_reg = int(striped ? position[r] / GROUP : position[r] % ITEMS);
 #pragma unroll
       for (int s = 0; s < ITEMS; ++s) {
         const Value v = shfl_value(values[s], src_lane);
@@ -97,11 +102,11 @@ class WarpSort {
       std::uint32_t unused[ITEMS];
 #pragma unroll
       for (int r = 0; r < ITEMS; ++r) {
-        const int i = r * GROUP + lane_in_group;
+        const int i = group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group);
         word[r] = i < valid_items ? (std::uint64_t(codec.encode(bit_cast_to<Bits>(keys[r]))) << 32) | std::uint32_t(i)
                                   : ~std::uint64_t(0);
       }
-      subwarp_bitonic_sort<GROUP, ITEMS, false>(word, unused, ~std::uint64_t(0), lane_in_group);
+      subwarp_bitonic_sort<GROUP, ITEMS, false, LAYOUT>(word, unused, ~std::uint64_t(0), lane_in_group);
 #pragma unroll
       for (int r = 0; r < ITEMS; ++r) {
         keys[r] = bit_cast_to<Key>(codec.decode(Bits(word[r] >> 32)));
@@ -111,12 +116,12 @@ class WarpSort {
       Bits key[ITEMS];
 #pragma unroll
       for (int r = 0; r < ITEMS; ++r) {
-        const int i = r * GROUP + lane_in_group;
+        const int i = group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group);
         key[r] = i < valid_items ? codec.encode(bit_cast_to<Bits>(keys[r])) : ~Bits(0);
         // Padding gets indices past every real one, so it stays last.
         position[r] = std::uint32_t(i < valid_items ? i : kSegmentItems + i);
       }
-      subwarp_bitonic_sort<GROUP, ITEMS, true>(key, position, ~Bits(0), lane_in_group);
+      subwarp_bitonic_sort<GROUP, ITEMS, true, LAYOUT>(key, position, ~Bits(0), lane_in_group);
 #pragma unroll
       for (int r = 0; r < ITEMS; ++r) {
         keys[r] = bit_cast_to<Key>(codec.decode(key[r]));
