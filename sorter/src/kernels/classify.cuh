@@ -276,6 +276,12 @@ __global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm)
   __shared__ std::uint32_t block_base[kNumClasses];
   __shared__ WindowScratch window_scratch;
   if (sort_aborted(lists)) return;
+  // Nothing to list (every segment is walked or has at most one key): skip
+  // the second pass over the offsets.
+  std::uint32_t listed = 0;
+#pragma unroll
+  for (int c = 0; c < kNumClasses; ++c) listed |= lists.counters->class_count[c];
+  if (listed == 0) return;
   const ResolvedCounts counts = resolve_counts<OffsetT>(src, lists.status, false);
   if (threadIdx.x < kNumClasses) region_begin[threadIdx.x] = class_region_begin(*lists.counters, threadIdx.x);
 
