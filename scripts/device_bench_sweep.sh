@@ -1,23 +1,25 @@
 #!/usr/bin/env bash
 # One call on a GPU machine: tilesort-bench --sweep (issue 13), the u32-u32
-# variant first, then the 16-bit range and keys-only variants in the time
-# left, within about 4 minutes in all.
+# variant first, then the 16-bit range and the keys-only variant, each with
+# half of the time left (SWEEP_TOTAL_BUDGET seconds in all, default 330: a
+# whole sweep of each, with margin under 6 minutes).
 #
 #   scripts/device_bench_sweep.sh BIN_DIR OUT_DIR COMMIT
 #
 # BIN_DIR holds tilesort-bench (built on another machine is fine: it links
 # the CUDA runtime statically). Writes into OUT_DIR, 8 files at most because
 # the device tool returns no more:
-#   sweep.md sweep.csv sweep.svg            u32-u32 (its Markdown links sweep.svg)
-#   sweep-more.md sweep-more.csv sweep-more.svg   u32-u32-16bit and u32-none
+#   sweep.md sweep.svg                      u32-u32 (its Markdown links sweep.svg)
+#   sweep-more.md sweep-more.svg            u32-u32-16bit
+#   sweep-keys.md sweep-keys.svg            u32-none
 #   summary.txt                             exit codes, times and the Targets tables
-#   logs.tar.gz                             both JSON reports and the progress logs
-# Exit status: 0 when both runs exited 0, else 1.
+#   logs.tar.gz                             the CSV and JSON reports and the progress logs
+# Exit status: 0 when every run exited 0, else 1.
 set -uo pipefail
 bin="$1"; out="$2"; commit="$3"
 logs="$out/logs"
 mkdir -p "$logs"
-total_budget=${SWEEP_TOTAL_BUDGET:-225}   # seconds for everything (default: margin under 4 minutes)
+total_budget=${SWEEP_TOTAL_BUDGET:-330}   # seconds for everything
 start=$(date +%s)
 rc_all=0
 
@@ -28,7 +30,7 @@ run_sweep() {  # run_sweep NAME BUDGET_S TIMEOUT_S ARGS...: one sweep into $out/
     --out "$logs/$name" "$@" >"$logs/$name-stdout.md" 2>"$logs/$name-progress.txt"
   local rc=$?
   [ "$rc" -eq 0 ] || rc_all=1
-  for ext in md csv svg; do [ -f "$logs/$name.$ext" ] && mv "$logs/$name.$ext" "$out/$name.$ext"; done
+  for ext in md svg; do [ -f "$logs/$name.$ext" ] && mv "$logs/$name.$ext" "$out/$name.$ext"; done
   echo "sweep $name ($*): exit $rc in $(( $(date +%s) - t0 )) s; $(grep -E '^tilesort-bench: sweep:' "$logs/$name-progress.txt" | tail -n 1)" |
     tee -a "$out/summary.txt"
   if [ -f "$out/$name.md" ]; then
@@ -41,14 +43,20 @@ run_sweep() {  # run_sweep NAME BUDGET_S TIMEOUT_S ARGS...: one sweep into $out/
 # 1. The headline: u32 keys + u32 values, every size and the 2^26 segment.
 run_sweep sweep 170 200 --sweep-variants u32-u32
 
-# 2. The 16-bit range and keys only, in the time left (a budget stops new
-#    points in time to write the reports; the rest is listed as not run).
-left=$(( total_budget - ($(date +%s) - start) ))
-if [ "$left" -gt 40 ]; then
-  run_sweep sweep-more $(( left - 25 )) "$left" --sweep-variants u32-u32-16bit,u32-none
-else
-  echo "sweep-more: not run, ${left} s left" | tee -a "$out/summary.txt"
-fi
+# 2. The 16-bit range, then keys only, each in half of the time left (a
+#    budget stops new points in time to write the reports; the rest is
+#    listed as not run).
+run_rest() {  # run_rest NAME SHARE VARIANT: the variant's sweep in 1/SHARE of the time left
+  local left; left=$(( total_budget - ($(date +%s) - start) ))
+  local mine=$(( left / $2 ))
+  if [ "$mine" -gt 40 ]; then
+    run_sweep "$1" $(( mine - 20 )) "$mine" --sweep-variants "$3"
+  else
+    echo "$1: not run, ${left} s left" | tee -a "$out/summary.txt"
+  fi
+}
+run_rest sweep-more 2 u32-u32-16bit
+run_rest sweep-keys 1 u32-none
 echo "total: $(( $(date +%s) - start )) s" | tee -a "$out/summary.txt"
 
 tar -C "$out" -czf "$out/logs.tar.gz" logs && rm -rf "$logs"
