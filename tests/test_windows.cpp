@@ -139,8 +139,9 @@ TEST_F(SegmentedSortWindows, BitRangesAndSegmentBounds) {
 
 /// Segments of 0..140 keys drawn so that every batch of 32 consecutive ones
 /// mixes what the walk sorts (one lane per segment up to 8 keys, 4 with
-/// 64-bit keys or values; groups of lanes up to 16 keys) with what it leaves
-/// to the lists (17..128 keys, some of them windowed), one-key and empty
+/// 64-bit keys or values; groups of lanes up to 32 keys, 16 with 64-bit keys
+/// or values) with what it leaves to the lists (the longer ones up to 128
+/// keys, some of them windowed), one-key and empty
 /// segments, and now and then a block-class or MSD segment; or, with
 /// `uniform_batches`, long runs of one length so whole batches fall into
 /// one class.
@@ -157,7 +158,8 @@ std::vector<std::uint64_t> walk_layout(Rng& rng, std::uint64_t segments, bool un
     else if (pick == 1 && rng() % 8 == 0) out.push_back(20000 + rng() % 5000);
     else if (pick < 4) out.push_back(rng() % 2);
     else if (pick < 8) out.push_back(2 + rng() % 7);
-    else if (pick < 12) out.push_back(9 + rng() % 8);
+    else if (pick < 11) out.push_back(9 + rng() % 8);
+    else if (pick < 13) out.push_back(17 + rng() % 16);
     else out.push_back(2 + rng() % 139);
   }
   out.resize(segments);
