@@ -40,14 +40,33 @@ namespace {
 constexpr std::uint64_t kMaxSegmentLength = std::uint64_t(1) << 31;
 constexpr std::size_t kAlign = 256;
 
+// The per-architecture choice, in one place: the policies this build
+// compiles (the compact one only when an sm_75..sm_8x architecture is
+// built, sorter/CMakeLists.txt), and with_policy below, which turns the
+// choice made at run time into a policy type.
+enum class PolicyKind { sm90, sm75 };
+#ifdef TILESORT_WITH_SM75_POLICY
+constexpr bool kCompactPolicyCompiled = true;
+#else
+constexpr bool kCompactPolicyCompiled = false;
+#endif
+
+/// f(Policy{}) for the policy of `kind` (the compact one only where it is compiled).
+template <class F>
+decltype(auto) with_policy(PolicyKind kind, F&& f) {
+#ifdef TILESORT_WITH_SM75_POLICY
+  if (kind == PolicyKind::sm75) return f(Sm75Policy{});
+#endif
+  (void)kind;
+  return f(Sm90Policy{});
+}
+
 // The smallest one-block capacity among compiled policies bounds how many
 // buckets the MSD path can create, so one workspace fits every policy.
-#ifdef TILESORT_WITH_SM75_POLICY
 constexpr std::uint32_t kMinBlockBig =
-    std::min<std::uint32_t>(one_block_max_all_types<Sm90Policy>(), one_block_max_all_types<Sm75Policy>());
-#else
-constexpr std::uint32_t kMinBlockBig = one_block_max_all_types<Sm90Policy>();
-#endif
+    kCompactPolicyCompiled
+        ? std::min<std::uint32_t>(one_block_max_all_types<Sm90Policy>(), one_block_max_all_types<Sm75Policy>())
+        : one_block_max_all_types<Sm90Policy>();
 constexpr std::uint32_t kMsdChunk = Sm90Policy::Msd::kTileItems;
 static_assert(Sm90Policy::kMaxMsdRounds <= kMaxMsdRoundsAny, "work lists hold kMaxMsdRoundsAny rounds");
 
@@ -156,8 +175,6 @@ T* at(void* base, std::size_t offset) {
 bool misaligned(const void* p, std::size_t alignment) {
   return alignment != 0 && reinterpret_cast<std::uintptr_t>(p) % alignment != 0;
 }
-
-enum class PolicyKind { sm90, sm75 };
 
 template <class Policy>
 cudaError_t launch_for_policy(const SortPlan& plan, const LaunchContext& ctx) {
@@ -382,11 +399,9 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   const int smem_optin = attributes.shared_memory_optin;
   const PolicyKind policy =
       std::size_t(smem_optin) >= largest_block_storage<Sm90Policy>() ? PolicyKind::sm90 : PolicyKind::sm75;
-#ifndef TILESORT_WITH_SM75_POLICY
-  if (policy == PolicyKind::sm75)
+  if (policy == PolicyKind::sm75 && !kCompactPolicyCompiled)
     return Status(StatusCode::unsupported_type, "this GPU has too little shared memory per block for the compiled policy; "
                                                 "build with an sm_75 architecture to include the compact policy");
-#endif
 
   WorkLists lists{};
   lists.status = at<DeviceStatus>(workspace, 0);
@@ -437,11 +452,7 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   ctx.lists = lists;
   ctx.stream = stream;
   ctx.programmatic = attributes.compute_major >= 9;
-#ifdef TILESORT_WITH_SM75_POLICY
-  ctx.block_limits = policy == PolicyKind::sm90 ? call_block_limits<Sm90Policy>(plan) : call_block_limits<Sm75Policy>(plan);
-#else
-  ctx.block_limits = call_block_limits<Sm90Policy>(plan);
-#endif
+  ctx.block_limits = with_policy(policy, [&](auto p) { return call_block_limits<decltype(p)>(plan); });
   for (int b = 0; b < kNumBlockClasses; ++b) src.block_class_max[b] = ctx.block_limits.max_length[b];
   const std::uint32_t one_block_max = src.block_class_max[kNumBlockClasses - 1];
   const int digits = (end_bit - args.begin_bit + kDigitBits - 1) / kDigitBits;
@@ -450,12 +461,7 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   ctx.max_range = ctx.num_msd_rounds > 0 ? std::max<std::uint64_t>(max_segment, one_block_max) : max_segment;
   ctx.max_segments = plan.max_segments;
 
-#ifdef TILESORT_WITH_SM75_POLICY
-  src.pack = policy == PolicyKind::sm90 ? call_pack_table<Sm90Policy>(plan, ctx.block_limits, ctx.max_range)
-                                        : call_pack_table<Sm75Policy>(plan, ctx.block_limits, ctx.max_range);
-#else
-  src.pack = call_pack_table<Sm90Policy>(plan, ctx.block_limits, ctx.max_range);
-#endif
+  src.pack = with_policy(policy, [&](auto p) { return call_pack_table<decltype(p)>(plan, ctx.block_limits, ctx.max_range); });
   ctx.pack = src.pack;
 
   // Classification: zero the counters, count per class, scatter to regions.
@@ -477,11 +483,7 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
                                      stream, ctx.programmatic, src, lists, end_bit, kMsdChunk, Sm90Policy::kMsdSpanChunks);
   if (err != cudaSuccess) return Status::from_cuda(err, "launching the classification kernels");
 
-#ifdef TILESORT_WITH_SM75_POLICY
-  err = policy == PolicyKind::sm90 ? launch_for_policy<Sm90Policy>(plan, ctx) : launch_for_policy<Sm75Policy>(plan, ctx);
-#else
-  err = launch_for_policy<Sm90Policy>(plan, ctx);
-#endif
+  err = with_policy(policy, [&](auto p) { return launch_for_policy<decltype(p)>(plan, ctx); });
   if (err != cudaSuccess) return Status::from_cuda(err, "launching the sort kernels");
   return Status();
 }
