@@ -29,7 +29,7 @@ struct Sm90Policy {
   // fixed-40 u64 keys 0.618 -> 0.708 ms when the walk took every warp class;
   // with 16: fixed-2 u32 pairs 0.722 -> 0.236 ms, fixed-3 0.583 -> 0.197,
   // fixed-8 0.162 -> 0.151, fixed-16 0.161 -> 0.151). 32-bit keys with no or
-  // 32-bit values walk 17..32 keys too, in groups of 8 lanes, instead of
+  // 32-bit values walk 17..32 keys too, in groups of lanes, instead of
   // block0 windows of 17..24 and the list's warp32 class above: fixed-20 u32
   // pairs 0.336 -> 0.272 ms, fixed-17 0.331 -> 0.303, fixed-32 0.193 ->
   // 0.183, uniform:0:32 0.310 -> 0.270, keys only fixed-32 0.166 -> 0.153.
@@ -40,6 +40,8 @@ struct Sm90Policy {
   static constexpr std::uint32_t walk_max(int key_bytes, int value_bytes) {
     return key_bytes == 4 && value_bytes <= 4 ? kWalkMaxNarrow : kWalkMaxWide;
   }
+  static_assert(kWalkMaxWide >= 16 && kWalkMaxNarrow >= kWalkMaxWide,
+                "nothing of up to 16 keys is listed or windowed: the list kernel and pack_choice rely on it");
   // One block per segment. Shapes from measurements of the block sorts per
   // segment size on an H200 (../shared/ANCHORS.md calibration, and the
   // "block" bench suite: BlockSort beats both cub sorts up to 1024 u32 pairs

@@ -23,10 +23,8 @@ __host__ __device__ __forceinline__ bool walked_length(std::uint64_t length, con
 /// option with the lowest cost per key: its own class, whose tile it may
 /// leave up to half empty, or a window class whose tile holds
 /// floor(tile / length) such ranges. Cost per key = the class's cost at a
-/// full tile / the share of the tile the keys fill. Ranges of up to 8 keys
-/// never take windows (one lane sorts each with a network sized by the
-/// longest of its warp, so they leave no tile empty), nor do the others the
-/// walk sorts.
+/// full tile / the share of the tile the keys fill. The ranges the walk
+/// sorts never take windows (every policy walks at least 2..16 keys).
 struct PackChoice {
   int size_class;  // own class when not windowed
   bool window;
@@ -35,8 +33,7 @@ __host__ __device__ __forceinline__ PackChoice pack_choice(std::uint64_t length,
                                                            const std::uint32_t (&block_class_max)[kNumBlockClasses]) {
   const int own = size_class_of(length, block_class_max);
   PackChoice choice{own, false};
-  if (own == kClassNone || own == kClassWarp8 || own == kClassLarge || pack.window_classes == 0 ||
-      walked_length(length, pack))
+  if (own == kClassNone || own == kClassLarge || pack.window_classes == 0 || walked_length(length, pack))
     return choice;
   // Compare cost * tile / (ranges per tile * length) as fractions.
   std::uint64_t best_num = std::uint64_t(pack.cost[own]) * pack.tile[own] * 100u;

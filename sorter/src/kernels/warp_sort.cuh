@@ -327,9 +327,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) warp_sort_kernel(SortData
         n = count[k];
       }
     }
+    // The walk takes every segment of up to 16 keys (Policy::walk_max), so
+    // the 2..8 and 9..16 lists are empty and c is at least kClassWarp32.
     switch (c) {
-      case kClassWarp8: warp_sort_class<kClassWarp8, TRACK_INDEX>(data, lists, region, n, t); break;
-      case kClassWarp16: warp_sort_class<kClassWarp16, TRACK_INDEX>(data, lists, region, n, t); break;
       case kClassWarp32: warp_sort_class<kClassWarp32, TRACK_INDEX>(data, lists, region, n, t); break;
       case kClassWarp64: warp_sort_class<kClassWarp64, TRACK_INDEX>(data, lists, region, n, t); break;
       default: warp_sort_class<kClassWarp128, TRACK_INDEX>(data, lists, region, n, t); break;
