@@ -2,8 +2,8 @@
 // sorted in one block's tile (kernels/classify.cuh); classification packs
 // runs of consecutive segments whose own class would leave much of its tile
 // empty. The walk: the warp kernel takes 32 consecutive segments at a time
-// and sorts those of a warp class that take no window, one lane per segment
-// of up to 8 keys, groups of lanes for longer ones. These tests draw layouts
+// and sorts those of up to 32 keys (16 with 64-bit keys or values), one lane
+// per segment of up to 8 keys, groups of lanes for longer ones. These tests draw layouts
 // that make such runs and batches (and break them) in every way the packing
 // distinguishes, and check every result against the CPU reference. Seeds as
 // in test_segmented_sort.cpp (TILESORT_TEST_SEED).
@@ -34,6 +34,16 @@ const WindowCombo kCombos[] = {
 
 std::string name(const WindowCombo& c) {
   return std::string(name_of(c.key)) + "_" + name_of(c.value) + "_" + name_of(c.offset);
+}
+
+/// Sorts segments of these sizes in the combination's types, with a random
+/// key distribution, guard padding, order and options, and checks the result
+/// against the CPU reference.
+void sort_random_case(Rng& rng, cudaStream_t stream, const WindowCombo& p, const std::vector<std::uint64_t>& sizes) {
+  const Dist dist = all_dists()[rng() % all_dists().size()];
+  const HostCase c = make_case(p.key, p.value, p.offset, sizes, dist, rng, random_pad(rng), random_pad(rng));
+  const Order order = (rng() & 1) ? Order::ascending : Order::descending;
+  ASSERT_NO_FATAL_FAILURE(sort_and_check(stream, c, random_options(rng, order, c)));
 }
 
 /// Sizes that pack into windows of every window class, and the sizes just
@@ -91,10 +101,7 @@ TEST_F(SegmentedSortWindows, FixedPackingSizes) {
     for (std::uint64_t s : packing_sizes()) {
       SCOPED_TRACE(::testing::Message() << name(p) << " fixed-" << s);
       const std::vector<std::uint64_t> sizes(std::max<std::uint64_t>(1, budget / s / 4), s);
-      const Dist dist = all_dists()[rng_() % all_dists().size()];
-      const HostCase c = make_case(p.key, p.value, p.offset, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
-      const Order order = (rng_() & 1) ? Order::ascending : Order::descending;
-      ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, random_options(rng_, order, c)));
+      ASSERT_NO_FATAL_FAILURE(sort_random_case(rng_, stream_, p, sizes));
     }
   }
 }
@@ -107,10 +114,7 @@ TEST_F(SegmentedSortWindows, RandomRunsAndBreakers) {
       const std::uint64_t budget = 1 + rng_() % (small_mode() ? 40000 : 800000);
       SCOPED_TRACE(::testing::Message() << name(p) << " rep " << rep << " budget " << budget);
       const auto sizes = window_layout(rng_, budget);
-      const Dist dist = all_dists()[rng_() % all_dists().size()];
-      const HostCase c = make_case(p.key, p.value, p.offset, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
-      const Order order = (rng_() & 1) ? Order::ascending : Order::descending;
-      ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, random_options(rng_, order, c)));
+      ASSERT_NO_FATAL_FAILURE(sort_random_case(rng_, stream_, p, sizes));
     }
   }
 }
@@ -178,10 +182,7 @@ TEST_F(SegmentedSortWindows, WalkedBatchesOfEveryClassMix) {
         SCOPED_TRACE(::testing::Message() << name(p) << " rep " << rep << " segments " << count
                                           << (uniform ? " uniform batches" : " mixed batches"));
         const auto sizes = walk_layout(rng_, count, uniform);
-        const Dist dist = all_dists()[rng_() % all_dists().size()];
-        const HostCase c = make_case(p.key, p.value, p.offset, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
-        const Order order = (rng_() & 1) ? Order::ascending : Order::descending;
-        ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, random_options(rng_, order, c)));
+        ASSERT_NO_FATAL_FAILURE(sort_random_case(rng_, stream_, p, sizes));
       }
     }
   }
