@@ -25,6 +25,7 @@
 #include <cstdint>
 
 #include "tilesort/status.hpp"
+#include "tilesort/types.hpp"
 
 // Forward declaration so this header needs no CUDA include.
 struct CUstream_st;
@@ -32,25 +33,6 @@ struct CUstream_st;
 namespace tilesort {
 
 using Stream = CUstream_st*;  // == cudaStream_t
-
-enum class KeyType : std::uint8_t { u32, i32, f32, u64, i64, f64 };
-/// Values are opaque payloads moved with their keys.
-enum class ValueType : std::uint8_t { none, b32, b64 };
-enum class OffsetType : std::uint8_t { u32, u64 };
-enum class Order : std::uint8_t { ascending, descending };
-
-/// Bytes of one key / value of the given type (0 for ValueType::none).
-std::size_t size_of(KeyType type) noexcept;
-std::size_t size_of(ValueType type) noexcept;
-
-/// Maps C++ types to the enums above: key_type_of<float>() == KeyType::f32.
-template <class T> constexpr KeyType key_type_of();
-template <> constexpr KeyType key_type_of<std::uint32_t>() { return KeyType::u32; }
-template <> constexpr KeyType key_type_of<std::int32_t>() { return KeyType::i32; }
-template <> constexpr KeyType key_type_of<float>() { return KeyType::f32; }
-template <> constexpr KeyType key_type_of<std::uint64_t>() { return KeyType::u64; }
-template <> constexpr KeyType key_type_of<std::int64_t>() { return KeyType::i64; }
-template <> constexpr KeyType key_type_of<double>() { return KeyType::f64; }
 
 /// What a workspace is sized for. Fixed for the life of the workspace.
 struct SortPlan {

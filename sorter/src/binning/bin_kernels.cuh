@@ -24,36 +24,6 @@
 namespace tilesort {
 namespace detail {
 
-/// Tuning for the binning kernels.
-struct BinPolicy {
-  // Scatter: one thread per digit in the per-chunk scans, so kThreads must
-  // equal the number of digits of the widest pass.
-  static constexpr int kRadixBits = 8;
-  static constexpr int kThreads = 1 << kRadixBits;
-  // 14 records per thread: 3584-record chunks keep digit runs long enough
-  // (3584 / 2^bits records) for the writes to coalesce into sectors, and
-  // the chunk's keys and values (prefetched into shared memory) plus its
-  // staging fit 4 blocks per SM with b32 values.
-  static constexpr int kItemsPerThread = 14;
-  static constexpr int kChunk = kThreads * kItemsPerThread;
-  static constexpr int kWarps = kThreads / 32;
-  // The scatter is latency-bound: it keeps only tile ids and positions in
-  // registers so that 4 blocks (32 warps) fit per SM (64 registers, a few
-  // spills; shared memory allows 4 with b32 values, 3 with b64). On the H200,
-  // 4 blocks made the scatters ~15% faster than 3 (tiles16-4M).
-  static constexpr int kScatterMinBlocks = 4;
-  // Upsweep: persistent, grid-stride over chunks.
-  static constexpr int kUpsweepThreads = 512;
-  // Tile histogram in shared memory up to this many bytes (and up to the
-  // device's per-block limit): shared atomics are far cheaper than global
-  // ones even at one block per SM. More tiles count with global atomics.
-  static constexpr std::size_t kSharedTileHistBytes = 200 * 1024;
-  static constexpr int kOffsetsThreads = 1024;
-  static constexpr int kOffsetsItems = 4;
-  static constexpr int kGatherThreads = 256;
-};
-static_assert(BinPolicy::kThreads % 32 == 0, "whole warps");
-static_assert(BinPolicy::kChunk % BinPolicy::kUpsweepThreads == 0, "the upsweep loads whole chunks");
 
 
 /// The record count, clamped to the capacity so that even before the
@@ -81,7 +51,8 @@ __device__ __forceinline__ bool bin_aborted(const DeviceStatus* status) {
 constexpr std::uint64_t kLookbackAggregate = std::uint64_t(1) << 62;  // the chunk's own count
 constexpr std::uint64_t kLookbackInclusive = std::uint64_t(2) << 62;  // count of chunks 0..c
 constexpr std::uint64_t kLookbackCountMask = kLookbackAggregate - 1;
-constexpr int kMaxBinPasses = 32 / BinPolicy::kRadixBits;
+// Passes over 32-bit tile ids with digits of at least 8 bits.
+constexpr int kMaxBinPasses = 4;
 
 /// How one call splits the tile id bits into passes (low digits first).
 struct BinPasses {
@@ -110,6 +81,7 @@ __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(Up
   enter_dependent_kernel();  // the previous kernel's results are visible from here on
   extern __shared__ std::uint32_t tile_hist[];
   constexpr int kThreads = Policy::kUpsweepThreads;
+  static_assert(Policy::kChunk % kThreads == 0, "the upsweep loads whole chunks");
   const int tid = threadIdx.x;
   if (blockIdx.x == 0 && tid == 0 && p.count.d_num_records && *p.count.d_num_records > p.count.capacity)
     report_error(p.status, StatusCode::count_over_capacity, *p.count.d_num_records,
@@ -318,6 +290,9 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
   constexpr bool kHasValues = !std::is_same<Value, NoValue>::value;
   constexpr int kItems = Policy::kItemsPerThread;
   constexpr int kDigits = Policy::kThreads;
+  static_assert(Policy::kThreads % 32 == 0 && Policy::kThreads == 1 << Policy::kRadixBits,
+                "whole warps, one thread per digit");
+  static_assert(32 / Policy::kRadixBits <= kMaxBinPasses, "passes of 32-bit tile ids");
   using Scan = cub::BlockScan<std::uint32_t, Policy::kThreads>;
   __shared__ typename Scan::TempStorage scan_temp;
   extern __shared__ __align__(16) unsigned char scatter_smem[];

@@ -3,18 +3,18 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
 
 #include "binning/bin_kernels.cuh"
+#include "core/workspace.hpp"
 #include "dispatch/dispatch.hpp"
+#include "dispatch/policy.hpp"
 #include "tilesort/binning.hpp"
 
 namespace tilesort {
 namespace detail {
 namespace {
 
-constexpr std::size_t kBinAlign = 256;
 using Policy = BinPolicy;
 
 /// How the tile id bits are split into passes: as few passes of at most
@@ -33,47 +33,45 @@ PassPlan pass_plan(std::uint32_t num_tiles) {
   return PassPlan{passes, (bits + passes - 1) / passes, bits};
 }
 
-/// Byte offsets of the workspace arrays; depends on the plan only.
-struct BinLayout {
-  std::size_t status, sort_counts, chunk_tickets, tile_counts;
-  std::size_t lookback, digit_base;
-  std::size_t temp_tiles[2], temp_keys[2], temp_values[2];
-  std::size_t sort_workspace, sort_bytes;
-  std::size_t total;
-  std::uint32_t chunk_stride;
-};
-
-BinLayout make_bin_layout(const BinPlan& plan, bool with_sort, std::size_t sort_bytes) {
-  BinLayout l{};
-  std::size_t offset = 0;
-  auto take = [&offset](std::uint64_t bytes) {
-    const std::size_t at = offset;
-    offset += (std::size_t(bytes) + kBinAlign - 1) / kBinAlign * kBinAlign;
-    return at;
-  };
-  l.chunk_stride = std::uint32_t(std::max<std::uint64_t>(1, (plan.max_records + Policy::kChunk - 1) / Policy::kChunk));
-  l.status = take(sizeof(DeviceStatus));  // at offset 0: bin_device_status relies on it
-  l.sort_counts = take(2 * sizeof(std::uint32_t));
-  // Status, sort counts, chunk tickets and tile counts are zeroed together.
-  l.chunk_tickets = take(kMaxBinPasses * sizeof(std::uint32_t));
-  l.tile_counts = take(std::uint64_t(plan.max_tiles) * sizeof(std::uint32_t));
-  const int passes = pass_plan(plan.max_tiles).passes;
-  l.lookback = take(std::uint64_t(passes) * l.chunk_stride * (1 << Policy::kRadixBits) * sizeof(std::uint64_t));
-  l.digit_base = take(std::uint64_t(kMaxBinPasses) * (1 << Policy::kRadixBits) * sizeof(std::uint32_t));
+/// The binning workspace: every array, sized from the plan alone. The same
+/// object answers the size queries and maps each call's arrays.
+struct BinWorkspace {
+  // Status, sort counts, chunk tickets and tile counts are zeroed together
+  // at the start of every call (they come first, in this order).
+  WorkspaceSlot<DeviceStatus> status;  // at offset 0: bin_device_status relies on it
+  WorkspaceSlot<std::uint32_t> sort_counts;  // {tiles, records} for bin_and_sort's sort
+  WorkspaceSlot<std::uint32_t> chunk_tickets, tile_counts;
+  WorkspaceSlot<std::uint64_t> lookback;
+  WorkspaceSlot<std::uint32_t> digit_base;
   // Ping-pong buffers between passes; values are sized for 8 bytes so one
   // workspace serves bin (b32 / b64) and bin_index.
+  WorkspaceSlot<std::uint32_t> temp_tiles[2], temp_keys[2];
+  WorkspaceSlot<std::uint64_t> temp_values[2];
+  WorkspaceSlot<unsigned char> sort_workspace;  // bin_and_sort's: a segmented_sort workspace
+  std::size_t bytes;
+  std::uint32_t chunk_stride;  // scatter chunks of a pass (at least 1)
+};
+
+BinWorkspace bin_workspace(const BinPlan& plan, bool with_sort, std::size_t sort_bytes) {
+  BinWorkspace w{};
+  WorkspaceLayout layout;
+  w.chunk_stride = std::uint32_t(std::max<std::uint64_t>(1, (plan.max_records + Policy::kChunk - 1) / Policy::kChunk));
+  w.status = layout.take<DeviceStatus>(1);
+  w.sort_counts = layout.take<std::uint32_t>(2);
+  w.chunk_tickets = layout.take<std::uint32_t>(kMaxBinPasses);
+  w.tile_counts = layout.take<std::uint32_t>(plan.max_tiles);
+  const int passes = pass_plan(plan.max_tiles).passes;
+  w.lookback = layout.take<std::uint64_t>(std::uint64_t(passes) * w.chunk_stride * (1 << Policy::kRadixBits));
+  w.digit_base = layout.take<std::uint32_t>(std::uint64_t(kMaxBinPasses) * (1 << Policy::kRadixBits));
   const int temps = std::min(2, passes - 1);
   for (int t = 0; t < temps; ++t) {
-    l.temp_tiles[t] = take(plan.max_records * sizeof(std::uint32_t));
-    l.temp_keys[t] = take(plan.max_records * sizeof(std::uint32_t));
-    l.temp_values[t] = take(plan.max_records * sizeof(std::uint64_t));
+    w.temp_tiles[t] = layout.take<std::uint32_t>(plan.max_records);
+    w.temp_keys[t] = layout.take<std::uint32_t>(plan.max_records);
+    w.temp_values[t] = layout.take<std::uint64_t>(plan.max_records);
   }
-  if (with_sort) {
-    l.sort_workspace = take(sort_bytes);
-    l.sort_bytes = sort_bytes;
-  }
-  l.total = offset;
-  return l;
+  if (with_sort) w.sort_workspace = layout.take<unsigned char>(sort_bytes);
+  w.bytes = layout.bytes();
+  return w;
 }
 
 SortPlan sort_plan_for(const BinPlan& plan) {
@@ -103,28 +101,6 @@ Status check_bin_plan(const BinPlan& plan) {
   return Status();
 }
 
-template <class T>
-T* at(void* base, std::size_t offset) {
-  return reinterpret_cast<T*>(static_cast<unsigned char*>(base) + offset);
-}
-
-bool misaligned(const void* p, std::size_t alignment) {
-  return reinterpret_cast<std::uintptr_t>(p) % alignment != 0;
-}
-
-/// The workspace checks every binning call makes (bin, bin_index, gather and
-/// bin_and_sort), so they refuse the same workspaces with the same words.
-Status check_workspace(void* workspace, std::size_t workspace_bytes, const BinLayout& layout) {
-  if (!workspace) return Status(StatusCode::invalid_argument, "workspace is null");
-  if (misaligned(workspace, kBinAlign)) return Status(StatusCode::invalid_argument, "workspace is not 256-byte aligned");
-  if (workspace_bytes < layout.total) {
-    char message[128];
-    std::snprintf(message, sizeof(message), "workspace has %zu bytes, the plan needs %zu", workspace_bytes, layout.total);
-    return Status(StatusCode::workspace_too_small, message);
-  }
-  return Status();
-}
-
 /// The records a call may bin: the plan's capacity, or the input arrays'
 /// (record_capacity) when that is smaller.
 std::uint64_t record_capacity_of(const BinPlan& plan, std::uint64_t record_capacity) {
@@ -142,10 +118,10 @@ Status check_record_count(const BinPlan& plan, const std::uint32_t* d_num_record
   return Status();
 }
 
-Status check_common(void* workspace, std::size_t workspace_bytes, const BinLayout& layout, const BinPlan& plan,
+Status check_common(void* workspace, std::size_t workspace_bytes, const BinWorkspace& layout, const BinPlan& plan,
                     const std::uint32_t* tile_ids, const std::uint32_t* d_num_records, std::uint64_t num_records,
                     std::uint64_t record_capacity, std::uint32_t num_tiles, const std::uint32_t* out_offsets) {
-  const Status workspace_status = check_workspace(workspace, workspace_bytes, layout);
+  const Status workspace_status = check_workspace(workspace, workspace_bytes, layout.bytes);
   if (!workspace_status.ok()) return workspace_status;
   if (!tile_ids) return Status(StatusCode::invalid_argument, "tile_ids is null");
   if (!out_offsets) return Status(StatusCode::invalid_argument, "out_offsets is null");
@@ -158,7 +134,7 @@ Status check_common(void* workspace, std::size_t workspace_bytes, const BinLayou
 /// upsweep -> row scan -> (first pass: offsets) -> scatter.
 struct BinLaunch {
   void* workspace;
-  BinLayout layout;
+  BinWorkspace layout;
   BinCount count;
   std::uint32_t num_tiles;
   const std::uint32_t* tile_ids;
@@ -185,12 +161,12 @@ cudaError_t launch_scatter(const BinLaunch& b, const ScatterParams<Value>& sp, b
 
 template <bool kHasKeys, class Value, bool kIota>
 cudaError_t launch_bin(const BinLaunch& b) {
-  const BinLayout& l = b.layout;
+  const BinWorkspace& l = b.layout;
   void* ws = b.workspace;
-  DeviceStatus* status = at<DeviceStatus>(ws, l.status);
+  DeviceStatus* status = l.status.in(ws);
   // Status, sort counts, chunk tickets and the tiles' counters start at zero
   // every call (one range: they are laid out in that order).
-  cudaError_t err = cudaMemsetAsync(ws, 0, l.tile_counts + std::size_t(b.num_tiles) * sizeof(std::uint32_t), b.stream);
+  cudaError_t err = cudaMemsetAsync(ws, 0, l.tile_counts.offset + std::size_t(b.num_tiles) * sizeof(std::uint32_t), b.stream);
   if (err != cudaSuccess) return err;
 
   const PassPlan pp = pass_plan(b.num_tiles);
@@ -215,9 +191,9 @@ cudaError_t launch_bin(const BinLaunch& b) {
   up.tiles = b.tile_ids;
   up.count = b.count;
   up.num_tiles = b.num_tiles;
-  up.tile_counts = at<std::uint32_t>(ws, l.tile_counts);
+  up.tile_counts = l.tile_counts.in(ws);
   up.shared_tile_counts = shared_tiles;
-  up.lookback = at<std::uint64_t>(ws, l.lookback);
+  up.lookback = l.lookback.in(ws);
   up.chunk_stride = l.chunk_stride;
   up.passes = pp.passes;
   up.status = status;
@@ -231,12 +207,12 @@ cudaError_t launch_bin(const BinLaunch& b) {
   if ((err = launch_kernel(upsweep, up_blocks, Policy::kUpsweepThreads, up_smem, b.stream, false, up))) return err;
 
   OffsetsParams op{b.count,
-                   at<std::uint32_t>(ws, l.tile_counts),
+                   l.tile_counts.in(ws),
                    b.num_tiles,
                    passes,
                    b.out_offsets,
-                   at<std::uint32_t>(ws, l.digit_base),
-                   b.sort_counts ? at<std::uint32_t>(ws, l.sort_counts) : nullptr,
+                   l.digit_base.in(ws),
+                   b.sort_counts ? l.sort_counts.in(ws) : nullptr,
                    status};
   if ((err = launch_kernel(bin_offsets_kernel<Policy>, 1, Policy::kOffsetsThreads, 0, b.stream, programmatic, op)))
     return err;
@@ -244,19 +220,19 @@ cudaError_t launch_bin(const BinLaunch& b) {
   constexpr std::size_t kDigits = std::size_t(1) << Policy::kRadixBits;
   for (int pass = 0; pass < pp.passes; ++pass) {
     const bool first = pass == 0, last = pass == pp.passes - 1;
-    const std::uint32_t* in_tiles = first ? b.tile_ids : at<std::uint32_t>(ws, l.temp_tiles[(pass - 1) % 2]);
+    const std::uint32_t* in_tiles = first ? b.tile_ids : l.temp_tiles[(pass - 1) % 2].in(ws);
     ScatterParams<Value> sp{};
     sp.in_tiles = in_tiles;
-    sp.in_keys = first ? b.keys : at<std::uint32_t>(ws, l.temp_keys[(pass - 1) % 2]);
+    sp.in_keys = first ? b.keys : l.temp_keys[(pass - 1) % 2].in(ws);
     if constexpr (!std::is_same<Value, NoValue>::value) {
-      sp.in_values = first ? static_cast<const Value*>(b.values) : at<Value>(ws, l.temp_values[(pass - 1) % 2]);
-      sp.out_values = last ? static_cast<Value*>(b.out_values) : at<Value>(ws, l.temp_values[pass % 2]);
+      sp.in_values = first ? static_cast<const Value*>(b.values) : l.temp_values[(pass - 1) % 2].as<Value>(ws);
+      sp.out_values = last ? static_cast<Value*>(b.out_values) : l.temp_values[pass % 2].as<Value>(ws);
     }
-    sp.out_tiles = last ? nullptr : at<std::uint32_t>(ws, l.temp_tiles[pass % 2]);
-    sp.out_keys = last ? b.out_keys : at<std::uint32_t>(ws, l.temp_keys[pass % 2]);
-    sp.digit_base = at<std::uint32_t>(ws, l.digit_base) + pass * kDigits;
-    sp.lookback = at<std::uint64_t>(ws, l.lookback) + std::size_t(pass) * l.chunk_stride * kDigits;
-    sp.chunk_ticket = at<std::uint32_t>(ws, l.chunk_tickets) + pass;
+    sp.out_tiles = last ? nullptr : l.temp_tiles[pass % 2].in(ws);
+    sp.out_keys = last ? b.out_keys : l.temp_keys[pass % 2].in(ws);
+    sp.digit_base = l.digit_base.in(ws) + pass * kDigits;
+    sp.lookback = l.lookback.in(ws) + std::size_t(pass) * l.chunk_stride * kDigits;
+    sp.chunk_ticket = l.chunk_tickets.in(ws) + pass;
     sp.shift = passes.shift[pass];
     sp.bits = passes.bits[pass];
     sp.count = b.count;
@@ -275,7 +251,7 @@ BinCount make_count(const BinPlan& plan, const std::uint32_t* d_num_records, std
 /// The launch fields bin and bin_index fill alike (Args: BinArgs or
 /// BinIndexArgs); the caller adds its keys, values and outputs.
 template <class Args>
-BinLaunch bin_launch_for(void* workspace, const BinLayout& layout, const BinPlan& plan, const Args& args,
+BinLaunch bin_launch_for(void* workspace, const BinWorkspace& layout, const BinPlan& plan, const Args& args,
                          cudaStream_t stream) {
   BinLaunch b{};
   b.workspace = workspace;
@@ -288,7 +264,7 @@ BinLaunch bin_launch_for(void* workspace, const BinLayout& layout, const BinPlan
   return b;
 }
 
-Status check_bin_args(void* workspace, std::size_t workspace_bytes, const BinLayout& layout, const BinPlan& plan,
+Status check_bin_args(void* workspace, std::size_t workspace_bytes, const BinWorkspace& layout, const BinPlan& plan,
                       const BinArgs& args) {
   const Status common = check_common(workspace, workspace_bytes, layout, plan, args.tile_ids, args.d_num_records,
                                      args.num_records, args.record_capacity, args.num_tiles, args.out_offsets);
@@ -310,7 +286,7 @@ Status check_bin_args(void* workspace, std::size_t workspace_bytes, const BinLay
   return Status();
 }
 
-cudaError_t run_bin(void* workspace, const BinLayout& layout, const BinPlan& plan, const BinArgs& args, bool sort_counts,
+cudaError_t run_bin(void* workspace, const BinWorkspace& layout, const BinPlan& plan, const BinArgs& args, bool sort_counts,
                     cudaStream_t stream) {
   BinLaunch b = bin_launch_for(workspace, layout, plan, args, stream);
   b.keys = args.keys;
@@ -347,7 +323,7 @@ Status bin_workspace_size(const BinPlan& plan, std::size_t* bytes) noexcept {
   if (!bytes) return Status(StatusCode::invalid_argument, "bytes is null");
   const Status s = detail::check_bin_plan(plan);
   if (!s.ok()) return s;
-  *bytes = detail::make_bin_layout(plan, false, 0).total;
+  *bytes = detail::bin_workspace(plan, false, 0).bytes;
   return Status();
 }
 
@@ -357,7 +333,7 @@ Status bin_and_sort_workspace_size(const BinPlan& plan, std::size_t* bytes) noex
   if (!s.ok()) return s;
   std::size_t sort_bytes = 0;
   if (!(s = detail::sort_bytes_for(plan, &sort_bytes)).ok()) return s;
-  *bytes = detail::make_bin_layout(plan, true, sort_bytes).total;
+  *bytes = detail::bin_workspace(plan, true, sort_bytes).bytes;
   return Status();
 }
 
@@ -366,7 +342,7 @@ Status bin(void* workspace, std::size_t workspace_bytes, const BinPlan& plan, co
   using namespace detail;
   Status s = check_bin_plan(plan);
   if (!s.ok()) return s;
-  const BinLayout layout = make_bin_layout(plan, false, 0);
+  const BinWorkspace layout = bin_workspace(plan, false, 0);
   if (!(s = check_bin_args(workspace, workspace_bytes, layout, plan, args)).ok()) return s;
   const cudaError_t err = run_bin(workspace, layout, plan, args, false, stream);
   if (err != cudaSuccess) return Status::from_cuda(err, "launching the binning kernels");
@@ -378,7 +354,7 @@ Status bin_index(void* workspace, std::size_t workspace_bytes, const BinPlan& pl
   using namespace detail;
   Status s = check_bin_plan(plan);
   if (!s.ok()) return s;
-  const BinLayout layout = make_bin_layout(plan, false, 0);
+  const BinWorkspace layout = bin_workspace(plan, false, 0);
   if (!(s = check_common(workspace, workspace_bytes, layout, plan, args.tile_ids, args.d_num_records, args.num_records,
                          args.record_capacity, args.num_tiles, args.out_offsets))
            .ok())
@@ -398,8 +374,8 @@ Status gather(void* workspace, std::size_t workspace_bytes, const BinPlan& plan,
   using namespace detail;
   Status s = check_bin_plan(plan);
   if (!s.ok()) return s;
-  const BinLayout layout = make_bin_layout(plan, false, 0);
-  if (!(s = check_workspace(workspace, workspace_bytes, layout)).ok()) return s;
+  const BinWorkspace layout = bin_workspace(plan, false, 0);
+  if (!(s = check_workspace(workspace, workspace_bytes, layout.bytes)).ok()) return s;
   if (!args.records || !args.out_records || !args.permutation)
     return Status(StatusCode::invalid_argument, "records, out_records or permutation is null");
   if (args.record_bytes == 0 || args.record_bytes % 4 != 0)
@@ -414,7 +390,7 @@ Status gather(void* workspace, std::size_t workspace_bytes, const BinPlan& plan,
   if (words_per_record * plan.max_records >= UINT32_MAX)
     return Status(StatusCode::invalid_argument, "max_records * record_bytes / word size must be below 2^32");
 
-  DeviceStatus* status = at<DeviceStatus>(workspace, layout.status);
+  DeviceStatus* status = layout.status.in(workspace);
   const BinCount count = make_count(plan, args.d_num_records, args.num_records, args.record_capacity);
   const cudaError_t err =
       vector16 ? launch_gather<uint4>(args, std::uint32_t(words_per_record), count, status, stream)
@@ -430,7 +406,7 @@ Status bin_and_sort(void* workspace, std::size_t workspace_bytes, const BinPlan&
   if (!s.ok()) return s;
   std::size_t sort_bytes = 0;
   if (!(s = sort_bytes_for(plan, &sort_bytes)).ok()) return s;
-  const BinLayout layout = make_bin_layout(plan, true, sort_bytes);
+  const BinWorkspace layout = bin_workspace(plan, true, sort_bytes);
   if (!(s = check_bin_args(workspace, workspace_bytes, layout, plan, args)).ok()) return s;
   // The sort's own bit range and order checks, made before anything is
   // launched (the keys are u32).
@@ -439,7 +415,7 @@ Status bin_and_sort(void* workspace, std::size_t workspace_bytes, const BinPlan&
   cudaError_t err = run_bin(workspace, layout, plan, args, true, stream);
   if (err != cudaSuccess) return Status::from_cuda(err, "launching the binning kernels");
   // Counts come from the binning pass: zero tiles after a binning error.
-  const std::uint32_t* sort_counts = at<std::uint32_t>(workspace, layout.sort_counts);
+  const std::uint32_t* sort_counts = layout.sort_counts.in(workspace);
   SortArgs sa;
   sa.keys = args.out_keys;
   sa.values = args.out_values;
@@ -449,7 +425,8 @@ Status bin_and_sort(void* workspace, std::size_t workspace_bytes, const BinPlan&
   sa.order = args.order;
   sa.begin_bit = args.begin_bit;
   sa.end_bit = args.end_bit;
-  return segmented_sort(at<void>(workspace, layout.sort_workspace), layout.sort_bytes, sort_plan_for(plan), sa, stream);
+  return segmented_sort(layout.sort_workspace.in(workspace), std::size_t(layout.sort_workspace.count), sort_plan_for(plan),
+                        sa, stream);
 }
 
 const DeviceStatus* bin_device_status(const void* workspace) noexcept {
@@ -458,19 +435,9 @@ const DeviceStatus* bin_device_status(const void* workspace) noexcept {
 
 Status to_bin_status(const DeviceStatus& s) noexcept { return to_status(s); }
 
-namespace {
-Status read_status_at(const void* address, Stream stream, bool binning) {
-  DeviceStatus status{};
-  cudaError_t err = cudaMemcpyAsync(&status, address, sizeof(status), cudaMemcpyDeviceToHost, stream);
-  if (err == cudaSuccess) err = cudaStreamSynchronize(stream);
-  if (err != cudaSuccess) return Status::from_cuda(err, "reading the device status");
-  return binning ? to_bin_status(status) : to_status(status);
-}
-}  // namespace
-
 Status read_bin_status(const void* workspace, Stream stream) noexcept {
-  if (!workspace) return Status(StatusCode::invalid_argument, "workspace is null");
-  return read_status_at(workspace, stream, true);
+  // The binning status sits where a sort's does: at the workspace's front.
+  return read_device_status(workspace, stream);
 }
 
 Status read_bin_and_sort_status(const void* workspace, const BinPlan& plan, Stream stream) noexcept {
@@ -479,8 +446,8 @@ Status read_bin_and_sort_status(const void* workspace, const BinPlan& plan, Stre
   if (!(s = detail::check_bin_plan(plan)).ok()) return s;
   std::size_t sort_bytes = 0;
   if (!(s = detail::sort_bytes_for(plan, &sort_bytes)).ok()) return s;
-  const detail::BinLayout layout = detail::make_bin_layout(plan, true, sort_bytes);
-  return read_status_at(static_cast<const unsigned char*>(workspace) + layout.sort_workspace, stream, false);
+  const detail::BinWorkspace layout = detail::bin_workspace(plan, true, sort_bytes);
+  return read_device_status(layout.sort_workspace.in(workspace), stream);
 }
 
 }  // namespace tilesort

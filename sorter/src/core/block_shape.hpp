@@ -1,5 +1,5 @@
 // Block shapes: the compile-time description of a one-block sort kernel
-// (threads, items, algorithm, options). Shared by the policies (dispatch/)
+// (threads, items, algorithm, options) and of the grid-stride kernels. Shared by the policies (dispatch/)
 // and the kernels that are instantiated for them (kernels/), below both.
 #pragma once
 
@@ -12,6 +12,14 @@ struct BlockShape {
   static constexpr int kThreads = THREADS_;
   static constexpr int kItemsMax = ITEMS_MAX_;
   static constexpr int kTileItems = THREADS_ * ITEMS_MAX_;
+};
+
+/// A grid-stride kernel's block: THREADS threads, compiled for MIN_BLOCKS
+/// blocks per SM (__launch_bounds__), and launched with that many per SM.
+template <int THREADS_, int MIN_BLOCKS_>
+struct GridShape {
+  static constexpr int kThreads = THREADS_;
+  static constexpr int kMinBlocks = MIN_BLOCKS_;
 };
 
 /// How a one-block shape sorts: block::BlockSort (the public device API:

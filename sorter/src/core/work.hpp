@@ -190,7 +190,7 @@ struct CountSource {
   std::uint64_t max_items;
   std::uint64_t max_segments;
   std::uint64_t max_segment_items;
-  std::uint32_t block_class_max[kNumBlockClasses];  // longest range of each block class
+  BlockClassLimits block_limits;  // the call's: longest range of each block class
   PackTable pack;
 };
 

@@ -15,8 +15,10 @@
 namespace tilesort {
 namespace detail {
 
-/// What one sort call launches, fully decided on the host.
-struct LaunchContext {
+/// One sort call, decided on the host once from the public arguments: the
+/// kernels receive views of it (CountSource for classification, SortData
+/// for the sorts, WorkLists for both), never a repacked copy.
+struct SortCall {
   void* keys;
   void* values;
   void* scratch_keys;    // null unless large segments are possible
@@ -24,18 +26,17 @@ struct LaunchContext {
   KeyKind key_kind;
   bool descending;
   int begin_bit;
-  int end_bit;
-  const void* offsets;
+  int end_bit;           // resolved: never -1
   bool offsets_64;
+  CountSource counts;    // offsets, counts, capacities, class limits, pack table
   WorkLists lists;
-  BlockClassLimits block_limits;  // this call's class limits (types applied)
-  PackTable pack;                 // the classes' tiles and costs (windows, MSD child groups)
+  std::size_t zeroed_bytes;  // the front of the workspace each call zeroes
   int num_msd_rounds;        // 0 when no segment can exceed one block
   std::uint64_t max_range;   // longest range any kernel can receive: skips
                              // the launches of classes nothing can reach
-  std::uint64_t max_segments;  // the plan's: bounds the walk's grid
   cudaStream_t stream;
   bool programmatic;  // programmatic dependent launches between our kernels (sm_90+)
+  int multiprocessors;
 };
 
 /// Launches `kernel`; with `programmatic`, as a programmatic dependent launch
@@ -98,7 +99,7 @@ Status check_sort_bits(int begin_bit, int end_bit, int key_bits, Order order);
 /// Launches everything after classification for one (policy, key width,
 /// value width). Defined in the generated per-type translation units.
 template <class Policy, class Bits, class Value>
-cudaError_t launch_sorts(const LaunchContext& context);
+cudaError_t launch_sorts(const SortCall& call);
 
 }  // namespace detail
 }  // namespace tilesort

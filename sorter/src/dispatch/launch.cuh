@@ -18,67 +18,74 @@ namespace detail {
 /// call can reach it (the class is empty for this call, or longer than the
 /// plan's longest possible segment).
 template <class Shape, int CLASS, class Bits, class Value>
-cudaError_t launch_block_class(const LaunchContext& ctx, const SortData<Bits, Value>& data) {
-  const std::uint32_t min_length = block_class_min(ctx.block_limits.max_length, CLASS - kClassBlock0);
-  if (min_length > ctx.block_limits.max_length[CLASS - kClassBlock0] || ctx.max_range < min_length) return cudaSuccess;
+cudaError_t launch_block_class(const SortCall& call, const SortData<Bits, Value>& data) {
+  const std::uint32_t min_length = block_class_min(call.counts.block_limits.max_length, CLASS - kClassBlock0);
+  if (min_length > call.counts.block_limits.max_length[CLASS - kClassBlock0] || call.max_range < min_length) return cudaSuccess;
   using Sorter = BlockSorter<Shape, Bits, Value>;
   using Storage = typename Sorter::TempStorage;
-  const bool narrow = Sorter::kNarrowRadix && ctx.end_bit - ctx.begin_bit <= 16;
+  const bool narrow = Sorter::kNarrowRadix && call.end_bit - call.begin_bit <= 16;
   const auto kernel = narrow ? block_sort_kernel<Shape, CLASS, Sorter::kNarrowRadix, Bits, Value>
                              : block_sort_kernel<Shape, CLASS, false, Bits, Value>;
-  return launch_persistent(kernel, Shape::kThreads, sizeof(Storage), ctx.stream, ctx.programmatic, 0, data, ctx.lists);
+  return launch_persistent(kernel, Shape::kThreads, sizeof(Storage), call.stream, call.programmatic, 0, data, call.lists);
 }
 
 /// One launch per block shape, largest class first (the longest tasks start
 /// first and the shorter classes fill in around them: the class kernels
 /// overlap, see enter_overlapped_kernel); stops at the first error.
 template <class Policy, int B = kNumBlockClasses - 1, class Bits, class Value>
-cudaError_t launch_block_classes(const LaunchContext& ctx, const SortData<Bits, Value>& data) {
+cudaError_t launch_block_classes(const SortCall& call, const SortData<Bits, Value>& data) {
   if constexpr (B < 0) {
     return cudaSuccess;
   } else {
     using Shape = BlockShapeOf<Policy, B>;
     if constexpr (block_algorithm_for<Shape, Bits, Value>() != BlockAlgorithm::none) {
-      const cudaError_t err = launch_block_class<Shape, kClassBlock0 + B>(ctx, data);
+      const cudaError_t err = launch_block_class<Shape, kClassBlock0 + B>(call, data);
       if (err != cudaSuccess) return err;
     }
-    return launch_block_classes<Policy, B - 1>(ctx, data);
+    return launch_block_classes<Policy, B - 1>(call, data);
   }
 }
 
-template <class Policy, class Bits, class Value>
-cudaError_t launch_sorts(const LaunchContext& ctx) {
-  SortData<Bits, Value> data;
-  data.keys = static_cast<Bits*>(ctx.keys);
-  data.values = static_cast<Value*>(ctx.values);
-  data.scratch_keys = static_cast<Bits*>(ctx.scratch_keys);
-  data.scratch_values = static_cast<Value*>(ctx.scratch_values);
-  data.codec.kind = ctx.key_kind;
-  data.codec.descending = ctx.descending;
-  data.begin_bit = ctx.begin_bit;
-  data.end_bit = ctx.end_bit;
-  data.offsets = ctx.offsets;
-  data.offsets_64 = ctx.offsets_64;
+/// The sort kernels' typed view of the call.
+template <class Bits, class Value>
+SortData<Bits, Value> sort_data(const SortCall& call) {
+  SortData<Bits, Value> data{};
+  data.keys = static_cast<Bits*>(call.keys);
+  data.values = static_cast<Value*>(call.values);
+  data.scratch_keys = static_cast<Bits*>(call.scratch_keys);
+  data.scratch_values = static_cast<Value*>(call.scratch_values);
+  data.codec.kind = call.key_kind;
+  data.codec.descending = call.descending;
+  data.begin_bit = call.begin_bit;
+  data.end_bit = call.end_bit;
+  data.offsets = call.counts.offsets;
+  data.offsets_64 = call.offsets_64;
   const int key_bits = int(sizeof(Bits) * 8);
-  const int width = ctx.end_bit - ctx.begin_bit;
-  data.compare_mask = width >= key_bits ? kAllOnes<Bits> : Bits(((Bits(1) << width) - 1) << ctx.begin_bit);
-  const WorkLists& lists = ctx.lists;
+  const int width = call.end_bit - call.begin_bit;
+  data.compare_mask = width >= key_bits ? kAllOnes<Bits> : Bits(((Bits(1) << width) - 1) << call.begin_bit);
+  return data;
+}
+
+template <class Policy, class Bits, class Value>
+cudaError_t launch_sorts(const SortCall& call) {
+  const SortData<Bits, Value> data = sort_data<Bits, Value>(call);
+  const WorkLists& lists = call.lists;
   cudaError_t err = cudaSuccess;
 
   // 1. MSD rounds for large segments.
-  if (ctx.num_msd_rounds > 0) {
+  if (call.num_msd_rounds > 0) {
     using Large = LargeStorage<typename Policy::Msd, Bits, Value>;
     const auto histogram = msd_histogram_kernel<Policy, Bits, Value>;
     const auto scatter = msd_scatter_kernel<Policy, Bits, Value>;
     int hist_blocks = 0, scatter_blocks = 0;
     if ((err = persistent_grid(reinterpret_cast<const void*>(histogram), Policy::Msd::kThreads, 0, &hist_blocks))) return err;
     if ((err = persistent_grid(reinterpret_cast<const void*>(scatter), Policy::Msd::kThreads, sizeof(Large), &scatter_blocks))) return err;
-    for (int round = 0; round < ctx.num_msd_rounds; ++round) {
+    for (int round = 0; round < call.num_msd_rounds; ++round) {
       const RoundLists rl = round_lists(lists, round);
-      err = launch_kernel(histogram, hist_blocks, Policy::Msd::kThreads, 0, ctx.stream, ctx.programmatic, data, lists,
-                          rl, ctx.num_msd_rounds, ctx.block_limits, ctx.pack);
+      err = launch_kernel(histogram, hist_blocks, Policy::Msd::kThreads, 0, call.stream, call.programmatic, data, lists,
+                          rl, call.num_msd_rounds, call.counts.block_limits, call.counts.pack);
       if (err != cudaSuccess) return err;
-      err = launch_kernel(scatter, scatter_blocks, Policy::Msd::kThreads, sizeof(Large), ctx.stream, ctx.programmatic,
+      err = launch_kernel(scatter, scatter_blocks, Policy::Msd::kThreads, sizeof(Large), call.stream, call.programmatic,
                           data, lists, rl);
       if (err != cudaSuccess) return err;
     }
@@ -96,26 +103,26 @@ cudaError_t launch_sorts(const LaunchContext& ctx) {
                             : warp_walk_kernel<kThreads, kMinBlocks, kWalkMax, false, Bits, Value>;
     // No more blocks than the plan's batches of 32 segments can use: a plan
     // of a few thousand tiles does not place a full-GPU grid for the walk.
-    const std::uint64_t walk_blocks = ((ctx.max_segments + 31) / 32 + kThreads / 32 - 1) / (kThreads / 32);
-    err = launch_persistent(walk, kThreads, 0, ctx.stream, ctx.programmatic, std::max<std::uint64_t>(walk_blocks, 1),
-                            data, lists, ctx.pack);
+    const std::uint64_t walk_blocks = ((call.counts.max_segments + 31) / 32 + kThreads / 32 - 1) / (kThreads / 32);
+    err = launch_persistent(walk, kThreads, 0, call.stream, call.programmatic, std::max<std::uint64_t>(walk_blocks, 1),
+                            data, lists, call.counts.pack);
     if (err != cudaSuccess) return err;
     const auto kernel = track ? warp_sort_kernel<kThreads, kMinBlocks, true, Bits, Value>
                               : warp_sort_kernel<kThreads, kMinBlocks, false, Bits, Value>;
-    if ((err = launch_persistent(kernel, kThreads, 0, ctx.stream, ctx.programmatic, 0, data, lists))) return err;
+    if ((err = launch_persistent(kernel, kThreads, 0, call.stream, call.programmatic, 0, data, lists))) return err;
   }
 
   // 3. One block per segment (and per MSD child of that size), one launch
   //    per block shape. They overlap one another, so they must follow a
   //    kernel that waited for the classification and the MSD rounds: the
   //    warp sorts above.
-  if ((err = launch_block_classes<Policy>(ctx, data))) return err;
+  if ((err = launch_block_classes<Policy>(call, data))) return err;
 
   // 4. Skewed leftovers of the MSD path.
-  if (ctx.num_msd_rounds > 0) {
+  if (call.num_msd_rounds > 0) {
     using Large = LargeStorage<typename Policy::Fallback, Bits, Value>;
     err = launch_persistent(fallback_sort_kernel<Policy, Bits, Value>, Policy::Fallback::kThreads, sizeof(Large),
-                            ctx.stream, ctx.programmatic, 0, data, lists);
+                            call.stream, call.programmatic, 0, data, lists);
     if (err != cudaSuccess) return err;
   }
   return cudaSuccess;

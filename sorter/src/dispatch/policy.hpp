@@ -1,8 +1,10 @@
-// Tuning lives here, not in the kernels. A policy fixes the size classes and
-// the shape of every kernel; dispatch picks one per device at run time. The
-// shape types the kernels are written against are in core/block_shape.hpp.
+// Tuning lives here, not in the kernels. A sort policy fixes the size classes
+// and the shape of every kernel; dispatch picks one per device at run time.
+// BinPolicy tunes the binning kernels. The shape types the kernels are
+// written against are in core/block_shape.hpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <tuple>
 #include <utility>
@@ -16,6 +18,13 @@ namespace detail {
 /// Hopper (sm_90) tuning; also used on every GPU whose blocks can have the
 /// shared memory the largest block shape needs (sm_80 and newer).
 struct Sm90Policy {
+  // Classification (kernels/classify.cuh): a thread per segment; each block
+  // forms windows over its group of consecutive segments. The grid has this
+  // many blocks per SM, and the kernels are compiled for it: the loop is
+  // latency bound (offsets -> class -> counters), so all of them must fit at
+  // once. Uncapped, window formation took the kernels to 40 registers (6
+  // blocks per SM), and fixed-16 from 0.156 to 0.177 ms.
+  using Classify = GridShape<256, 8>;
   // Up to 128 keys (kWarpSortMax): sub-warp bitonic networks, several
   // segments per warp. The kernel is latency bound (segment id -> offsets ->
   // keys), so it is compiled for occupancy.
@@ -162,6 +171,35 @@ struct Sm75Policy : Sm90Policy {
 
 static_assert(std::tuple_size_v<Sm90Policy::BlockShapes> == kNumBlockClasses, "one shape per block class");
 static_assert(std::tuple_size_v<Sm75Policy::BlockShapes> == kNumBlockClasses, "one shape per block class");
+
+/// Tuning of the binning kernels (binning/bin_kernels.cuh).
+struct BinPolicy {
+  // Scatter: one thread per digit in the per-chunk scans, so kThreads must
+  // equal the number of digits of the widest pass.
+  static constexpr int kRadixBits = 8;
+  static constexpr int kThreads = 1 << kRadixBits;
+  // 14 records per thread: 3584-record chunks keep digit runs long enough
+  // (3584 / 2^bits records) for the writes to coalesce into sectors, and
+  // the chunk's keys and values (prefetched into shared memory) plus its
+  // staging fit 4 blocks per SM with b32 values.
+  static constexpr int kItemsPerThread = 14;
+  static constexpr int kChunk = kThreads * kItemsPerThread;
+  static constexpr int kWarps = kThreads / 32;
+  // The scatter is latency-bound: it keeps only tile ids and positions in
+  // registers so that 4 blocks (32 warps) fit per SM (64 registers, a few
+  // spills; shared memory allows 4 with b32 values, 3 with b64). On the H200,
+  // 4 blocks made the scatters ~15% faster than 3 (tiles16-4M).
+  static constexpr int kScatterMinBlocks = 4;
+  // Upsweep: persistent, grid-stride over chunks.
+  static constexpr int kUpsweepThreads = 512;
+  // Tile histogram in shared memory up to this many bytes (and up to the
+  // device's per-block limit): shared atomics are far cheaper than global
+  // ones even at one block per SM. More tiles count with global atomics.
+  static constexpr std::size_t kSharedTileHistBytes = 200 * 1024;
+  static constexpr int kOffsetsThreads = 1024;
+  static constexpr int kOffsetsItems = 4;
+  static constexpr int kGatherThreads = 256;
+};
 
 /// Block shape B of a policy.
 template <class Policy, int B>

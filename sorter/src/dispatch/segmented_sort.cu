@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dispatch/dispatch.hpp"
+#include "core/workspace.hpp"
 #include "dispatch/policy.hpp"
 #include "kernels/block_sort.cuh"
 #include "kernels/classify.cuh"
@@ -38,7 +39,6 @@ namespace detail {
 namespace {
 
 constexpr std::uint64_t kMaxSegmentLength = std::uint64_t(1) << 31;
-constexpr std::size_t kAlign = 256;
 
 // The per-architecture choice, in one place: the policies this build
 // compiles (the compact one only when an sm_75..sm_8x architecture is
@@ -69,6 +69,7 @@ constexpr std::uint32_t kMinBlockBig =
         : one_block_max_all_types<Sm90Policy>();
 constexpr std::uint32_t kMsdChunk = Sm90Policy::Msd::kTileItems;
 static_assert(Sm90Policy::kMaxMsdRounds <= kMaxMsdRoundsAny, "work lists hold kMaxMsdRoundsAny rounds");
+static_assert(Sm75Policy::Msd::kTileItems == kMsdChunk, "one workspace holds every policy's MSD chunks");
 
 bool valid_enum(const SortPlan& plan) {
   return unsigned(plan.key_type) <= unsigned(KeyType::f64) && unsigned(plan.value_type) <= unsigned(ValueType::b64) &&
@@ -80,70 +81,95 @@ std::uint64_t effective_max_segment(const SortPlan& plan) {
   return std::min(hint, kMaxSegmentLength);
 }
 
-/// Byte offsets of every workspace array. Depends on the plan only.
-struct Layout {
-  std::size_t counters, chunk_ready[kMaxMsdRoundsAny], zeroed_bytes;
-  std::size_t chunk_aggregate, chunk_inclusive;
-  std::size_t class_segments, class_window_segments, child_tasks[kNumChildLists], fallback_tasks;
-  std::size_t buckets[kMaxMsdRoundsAny], digit_base[kMaxMsdRoundsAny], chunk_hist[kMaxMsdRoundsAny];
-  std::size_t scratch_keys, scratch_values, total;
-  std::uint32_t max_children[kNumChildLists], max_fallback, max_buckets, max_chunks;
+/// The sort's workspace: every array, sized from the plan alone. The same
+/// object answers the size query and maps each call's work lists.
+struct SortWorkspace {
+  // Zeroed together at the start of every sort (they come first).
+  WorkspaceSlot<DeviceStatus> status;  // at offset 0: device_status() relies on it
+  WorkspaceSlot<Counters> counters;
+  WorkspaceSlot<std::uint32_t> chunk_ready[kMaxMsdRoundsAny];
+  std::size_t zeroed_bytes;
+  WorkspaceSlot<std::uint32_t> class_segments, class_window_segments;
+  WorkspaceSlot<Task> child_tasks[kNumChildLists], fallback_tasks;
+  WorkspaceSlot<Bucket> buckets[kMaxMsdRoundsAny];
+  WorkspaceSlot<std::uint32_t> digit_base[kMaxMsdRoundsAny], chunk_hist[kMaxMsdRoundsAny];
+  WorkspaceSlot<std::uint32_t> chunk_aggregate, chunk_inclusive;
+  WorkspaceSlot<unsigned char> scratch_keys, scratch_values;  // mirror the user arrays
+  std::size_t bytes;
   bool large_possible;
-};
 
-struct Carver {
-  std::size_t offset = 0;
-  std::size_t take(std::uint64_t bytes) {
-    const std::size_t at = offset;
-    offset += (std::size_t(bytes) + kAlign - 1) / kAlign * kAlign;
-    return at;
+  /// The work lists in `workspace`: the arrays and their capacities.
+  WorkLists lists(void* workspace) const {
+    WorkLists l{};
+    l.status = status.in(workspace);
+    l.counters = counters.in(workspace);
+    l.class_segments = class_segments.in(workspace);
+    l.class_window_segments = class_window_segments.in(workspace);
+    if (large_possible) {
+      for (int k = 0; k < kNumChildLists; ++k) l.child_tasks[k] = child_tasks[k].in(workspace);
+      l.fallback_tasks = fallback_tasks.in(workspace);
+      for (int r = 0; r < kMaxMsdRoundsAny; ++r) {
+        l.buckets[r] = buckets[r].in(workspace);
+        l.chunk_ready[r] = chunk_ready[r].in(workspace);
+        l.digit_base[r] = digit_base[r].in(workspace);
+        l.chunk_hist[r] = chunk_hist[r].in(workspace);
+      }
+      l.chunk_aggregate = chunk_aggregate.in(workspace);
+      l.chunk_inclusive = chunk_inclusive.in(workspace);
+    }
+    for (int k = 0; k < kNumChildLists; ++k) l.max_children[k] = std::uint32_t(child_tasks[k].count);
+    l.max_fallback = std::uint32_t(fallback_tasks.count);
+    l.max_buckets = std::uint32_t(buckets[0].count);
+    l.max_chunks = std::uint32_t(chunk_ready[0].count);
+    return l;
   }
 };
 
-Layout make_layout(const SortPlan& plan) {
-  Layout l{};
-  Carver carve;
+SortWorkspace sort_workspace(const SortPlan& plan) {
+  SortWorkspace w{};
+  std::uint32_t max_children[kNumChildLists] = {};
+  std::uint32_t max_buckets = 0, max_chunks = 0;
   const std::uint64_t max_segment = effective_max_segment(plan);
-  l.large_possible = max_segment > kMinBlockBig;
-  if (l.large_possible) {
+  w.large_possible = max_segment > kMinBlockBig;
+  if (w.large_possible) {
     // Buckets are disjoint ranges longer than one block.
-    l.max_buckets = std::uint32_t(plan.max_items / (kMinBlockBig + 1) + 1);
-    l.max_chunks = std::uint32_t(plan.max_items / kMsdChunk + l.max_buckets);
+    max_buckets = std::uint32_t(plan.max_items / (kMinBlockBig + 1) + 1);
+    max_chunks = std::uint32_t(plan.max_items / kMsdChunk + max_buckets);
     // Each round splits a bucket into at most 256 children, and a list can
     // hold no more children than items / its shortest length.
-    const std::uint64_t per_round = std::min<std::uint64_t>(plan.max_items, std::uint64_t(l.max_buckets) * 256);
+    const std::uint64_t per_round = std::min<std::uint64_t>(plan.max_items, std::uint64_t(max_buckets) * 256);
     // The shortest range of a list: 1 for the warp list (a single key still
     // has to come home from scratch), else one past the previous class (for
     // the types with the most classes; the others leave some lists empty).
     constexpr BlockClassLimits limits = block_class_limits<Sm90Policy>(4, true);
     for (int k = 0; k < kNumChildLists; ++k) {
       const std::uint64_t shortest = k == 0 ? 1 : block_class_min(limits.max_length, k - 1);
-      l.max_children[k] = std::uint32_t(kMaxMsdRoundsAny * std::min(per_round, plan.max_items / shortest + 1));
+      max_children[k] = std::uint32_t(kMaxMsdRoundsAny * std::min(per_round, plan.max_items / shortest + 1));
     }
-    l.max_fallback = l.max_buckets;
   }
-  carve.take(sizeof(DeviceStatus));  // at offset 0: device_status() relies on it
-  l.counters = carve.take(sizeof(Counters));
-  for (int r = 0; r < kMaxMsdRoundsAny; ++r)
-    l.chunk_ready[r] = carve.take(std::uint64_t(l.max_chunks) * sizeof(std::uint32_t));
-  l.zeroed_bytes = carve.offset;
-  l.class_segments = carve.take(plan.max_segments * sizeof(std::uint32_t));
-  l.class_window_segments = carve.take(plan.max_segments * sizeof(std::uint32_t));
-  for (int k = 0; k < kNumChildLists; ++k)
-    l.child_tasks[k] = carve.take(std::uint64_t(l.max_children[k]) * sizeof(Task));
-  l.fallback_tasks = carve.take(std::uint64_t(l.max_fallback) * sizeof(Task));
+  // Fallback tasks: buckets still too large after the rounds.
+  const std::uint32_t max_fallback = max_buckets;
+  WorkspaceLayout layout;
+  w.status = layout.take<DeviceStatus>(1);
+  w.counters = layout.take<Counters>(1);
+  for (int r = 0; r < kMaxMsdRoundsAny; ++r) w.chunk_ready[r] = layout.take<std::uint32_t>(max_chunks);
+  w.zeroed_bytes = layout.bytes();
+  w.class_segments = layout.take<std::uint32_t>(plan.max_segments);
+  w.class_window_segments = layout.take<std::uint32_t>(plan.max_segments);
+  for (int k = 0; k < kNumChildLists; ++k) w.child_tasks[k] = layout.take<Task>(max_children[k]);
+  w.fallback_tasks = layout.take<Task>(max_fallback);
   for (int r = 0; r < kMaxMsdRoundsAny; ++r) {
-    l.buckets[r] = carve.take(std::uint64_t(l.max_buckets) * sizeof(Bucket));
-    l.digit_base[r] = carve.take(std::uint64_t(l.max_buckets) * 256 * sizeof(std::uint32_t));
-    l.chunk_hist[r] = carve.take(std::uint64_t(l.max_chunks) * 256 * sizeof(std::uint32_t));
+    w.buckets[r] = layout.take<Bucket>(max_buckets);
+    w.digit_base[r] = layout.take<std::uint32_t>(std::uint64_t(max_buckets) * 256);
+    w.chunk_hist[r] = layout.take<std::uint32_t>(std::uint64_t(max_chunks) * 256);
   }
-  l.chunk_aggregate = carve.take(std::uint64_t(l.max_chunks) * 256 * sizeof(std::uint32_t));
-  l.chunk_inclusive = carve.take(std::uint64_t(l.max_chunks) * 256 * sizeof(std::uint32_t));
-  const std::uint64_t scratch_items = l.large_possible ? plan.max_items : 0;
-  l.scratch_keys = carve.take(scratch_items * size_of(plan.key_type));
-  l.scratch_values = carve.take(scratch_items * size_of(plan.value_type));
-  l.total = carve.offset;
-  return l;
+  w.chunk_aggregate = layout.take<std::uint32_t>(std::uint64_t(max_chunks) * 256);
+  w.chunk_inclusive = layout.take<std::uint32_t>(std::uint64_t(max_chunks) * 256);
+  const std::uint64_t scratch_items = w.large_possible ? plan.max_items : 0;
+  w.scratch_keys = layout.take<unsigned char>(scratch_items * size_of(plan.key_type));
+  w.scratch_values = layout.take<unsigned char>(scratch_items * size_of(plan.value_type));
+  w.bytes = layout.bytes();
+  return w;
 }
 
 Status check_plan(const SortPlan& plan) {
@@ -167,27 +193,18 @@ KeyKind key_kind_of(KeyType type) {
   }
 }
 
-template <class T>
-T* at(void* base, std::size_t offset) {
-  return reinterpret_cast<T*>(static_cast<unsigned char*>(base) + offset);
-}
-
-bool misaligned(const void* p, std::size_t alignment) {
-  return alignment != 0 && reinterpret_cast<std::uintptr_t>(p) % alignment != 0;
-}
-
 template <class Policy>
-cudaError_t launch_for_policy(const SortPlan& plan, const LaunchContext& ctx) {
+cudaError_t launch_for_policy(const SortPlan& plan, const SortCall& call) {
   const bool wide_keys = size_of(plan.key_type) == 8;
   switch (plan.value_type) {
     case ValueType::none:
-      return wide_keys ? launch_sorts<Policy, std::uint64_t, NoValue>(ctx) : launch_sorts<Policy, std::uint32_t, NoValue>(ctx);
+      return wide_keys ? launch_sorts<Policy, std::uint64_t, NoValue>(call) : launch_sorts<Policy, std::uint32_t, NoValue>(call);
     case ValueType::b32:
-      return wide_keys ? launch_sorts<Policy, std::uint64_t, std::uint32_t>(ctx)
-                       : launch_sorts<Policy, std::uint32_t, std::uint32_t>(ctx);
+      return wide_keys ? launch_sorts<Policy, std::uint64_t, std::uint32_t>(call)
+                       : launch_sorts<Policy, std::uint32_t, std::uint32_t>(call);
     case ValueType::b64:
-      return wide_keys ? launch_sorts<Policy, std::uint64_t, std::uint64_t>(ctx)
-                       : launch_sorts<Policy, std::uint32_t, std::uint64_t>(ctx);
+      return wide_keys ? launch_sorts<Policy, std::uint64_t, std::uint64_t>(call)
+                       : launch_sorts<Policy, std::uint32_t, std::uint64_t>(call);
   }
   return cudaErrorInvalidValue;
 }
@@ -335,13 +352,120 @@ Status check_sort_bits(int begin_bit, int end_bit, int key_bits, Order order) {
   return Status();
 }
 
+namespace {
+
+/// The host-detectable errors of a call's arguments (the workspace aside).
+Status check_args(const SortPlan& plan, const SortArgs& args) {
+  if (!args.keys) return Status(StatusCode::invalid_argument, "keys is null");
+  if (!args.offsets) return Status(StatusCode::invalid_argument, "offsets is null");
+  const bool has_values = plan.value_type != ValueType::none;
+  if (has_values && !args.values)
+    return Status(StatusCode::invalid_argument, "values is null but the plan has a value type");
+  if (!has_values && args.values)
+    return Status(StatusCode::invalid_argument, "values given but the plan's value_type is none");
+  if (misaligned(args.keys, size_of(plan.key_type)) || misaligned(args.values, size_of(plan.value_type)) ||
+      misaligned(args.offsets, plan.offset_type == OffsetType::u32 ? 4 : 8))
+    return Status(StatusCode::invalid_argument, "keys, values or offsets are not aligned to their element size");
+  const Status bits_status = check_sort_bits(args.begin_bit, args.end_bit, key_bits_of(plan.key_type), args.order);
+  if (!bits_status.ok()) return bits_status;
+  if (!args.d_num_segments && args.num_segments > plan.max_segments)
+    return Status(StatusCode::count_over_capacity, "num_segments exceeds plan.max_segments");
+  if (!args.d_num_items && args.num_items != UINT64_MAX && args.num_items > plan.max_items)
+    return Status(StatusCode::count_over_capacity, "num_items exceeds plan.max_items");
+  return Status();
+}
+
+/// Policy: the Hopper one wherever its largest block fits in shared memory.
+Status choose_policy(const DeviceAttributes& attributes, PolicyKind* policy) {
+  *policy = std::size_t(attributes.shared_memory_optin) >= largest_block_storage<Sm90Policy>() ? PolicyKind::sm90
+                                                                                               : PolicyKind::sm75;
+  if (*policy == PolicyKind::sm75 && !kCompactPolicyCompiled)
+    return Status(StatusCode::unsupported_type, "this GPU has too little shared memory per block for the compiled policy; "
+                                                "build with an sm_75 architecture to include the compact policy");
+  return Status();
+}
+
+/// The call, from checked arguments: everything the launches need.
+template <class Policy>
+SortCall make_call(void* workspace, const SortWorkspace& layout, const SortPlan& plan, const SortArgs& args,
+                   const DeviceAttributes& attributes, Stream stream) {
+  const int key_bits = key_bits_of(plan.key_type);
+  const int end_bit = args.end_bit < 0 ? key_bits : args.end_bit;
+  const std::uint64_t max_segment = effective_max_segment(plan);
+  SortCall call{};
+  call.keys = args.keys;
+  call.values = args.values;
+  if (layout.large_possible) {
+    call.scratch_keys = layout.scratch_keys.in(workspace);
+    call.scratch_values = plan.value_type != ValueType::none ? layout.scratch_values.in(workspace) : nullptr;
+  }
+  call.key_kind = key_kind_of(plan.key_type);
+  call.descending = args.order == Order::descending;
+  call.begin_bit = args.begin_bit;
+  call.end_bit = end_bit;
+  call.offsets_64 = plan.offset_type == OffsetType::u64;
+
+  CountSource& counts = call.counts;
+  counts.offsets = args.offsets;
+  counts.d_num_segments = args.d_num_segments;
+  counts.d_num_items = args.d_num_items;
+  counts.num_segments = args.num_segments;
+  counts.num_items = args.num_items;
+  counts.max_items = plan.max_items;
+  counts.max_segments = plan.max_segments;
+  counts.max_segment_items = max_segment;
+  counts.block_limits = call_block_limits<Policy>(plan);
+
+  call.lists = layout.lists(workspace);
+  call.zeroed_bytes = layout.zeroed_bytes;
+  const std::uint32_t one_block_max = counts.block_limits.max_length[kNumBlockClasses - 1];
+  const int digits = (end_bit - args.begin_bit + kDigitBits - 1) / kDigitBits;
+  call.num_msd_rounds = max_segment > one_block_max ? std::min(Sm90Policy::kMaxMsdRounds, digits) : 0;
+  // MSD children can be as long as one block holds.
+  call.max_range = call.num_msd_rounds > 0 ? std::max<std::uint64_t>(max_segment, one_block_max) : max_segment;
+  counts.pack = call_pack_table<Policy>(plan, counts.block_limits, call.max_range);
+  call.stream = stream;
+  call.programmatic = attributes.compute_major >= 9;
+  call.multiprocessors = attributes.multiprocessors;
+  return call;
+}
+
+/// Classification: zero the counters, count per class, scatter to regions.
+template <class Policy, class Offset>
+cudaError_t launch_classification(const SortCall& call) {
+  using Shape = typename Policy::Classify;
+  cudaError_t err = cudaMemsetAsync(call.lists.status, 0, call.zeroed_bytes, call.stream);
+  if (err != cudaSuccess) return err;
+  const std::uint64_t wanted = (call.counts.max_segments + Shape::kThreads - 1) / Shape::kThreads;
+  const int blocks = int(std::max<std::uint64_t>(
+      1, std::min<std::uint64_t>(wanted, std::uint64_t(call.multiprocessors) * Shape::kMinBlocks)));
+  // The first kernel follows the memset, so it is launched plainly.
+  err = launch_kernel(classify_count_kernel<Shape, Offset>, blocks, Shape::kThreads, 0, call.stream, false,
+                      call.counts, call.lists);
+  if (err != cudaSuccess) return err;
+  return launch_kernel(classify_scatter_kernel<Shape, Offset>, blocks, Shape::kThreads, 0, call.stream,
+                       call.programmatic, call.counts, call.lists, call.end_bit, Policy::Msd::kTileItems,
+                       Policy::kMsdSpanChunks);
+}
+
+/// Everything one call launches, for the policy chosen.
+template <class Policy>
+cudaError_t launch_call(const SortPlan& plan, const SortCall& call) {
+  const cudaError_t err = call.offsets_64 ? launch_classification<Policy, std::uint64_t>(call)
+                                          : launch_classification<Policy, std::uint32_t>(call);
+  if (err != cudaSuccess) return err;
+  return launch_for_policy<Policy>(plan, call);
+}
+
+}  // namespace
+
 }  // namespace detail
 
 Status segmented_sort_workspace_size(const SortPlan& plan, std::size_t* bytes) noexcept {
   if (!bytes) return Status(StatusCode::invalid_argument, "bytes is null");
   const Status plan_status = detail::check_plan(plan);
   if (!plan_status.ok()) return plan_status;
-  *bytes = detail::make_layout(plan).total;
+  *bytes = detail::sort_workspace(plan).bytes;
   return Status();
 }
 
@@ -361,129 +485,21 @@ Status read_device_status(const void* workspace, Stream stream) noexcept {
 Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPlan& plan, const SortArgs& args,
                       Stream stream) noexcept {
   using namespace detail;
-  const Status plan_status = check_plan(plan);
-  if (!plan_status.ok()) return plan_status;
-  if (!workspace) return Status(StatusCode::invalid_argument, "workspace is null");
-  if (!args.keys) return Status(StatusCode::invalid_argument, "keys is null");
-  if (!args.offsets) return Status(StatusCode::invalid_argument, "offsets is null");
-  const bool has_values = plan.value_type != ValueType::none;
-  if (has_values && !args.values)
-    return Status(StatusCode::invalid_argument, "values is null but the plan has a value type");
-  if (!has_values && args.values)
-    return Status(StatusCode::invalid_argument, "values given but the plan's value_type is none");
-  if (misaligned(args.keys, size_of(plan.key_type)) || misaligned(args.values, size_of(plan.value_type)) ||
-      misaligned(args.offsets, plan.offset_type == OffsetType::u32 ? 4 : 8))
-    return Status(StatusCode::invalid_argument, "keys, values or offsets are not aligned to their element size");
-  if (misaligned(workspace, kAlign)) return Status(StatusCode::invalid_argument, "workspace is not 256-byte aligned");
+  Status s = check_plan(plan);
+  if (!s.ok()) return s;
+  const SortWorkspace layout = sort_workspace(plan);
+  if (!(s = check_workspace(workspace, workspace_bytes, layout.bytes)).ok()) return s;
+  if (!(s = check_args(plan, args)).ok()) return s;
 
-  const int key_bits = key_bits_of(plan.key_type);
-  const Status bits_status = check_sort_bits(args.begin_bit, args.end_bit, key_bits, args.order);
-  if (!bits_status.ok()) return bits_status;
-  const int end_bit = args.end_bit < 0 ? key_bits : args.end_bit;
-  if (!args.d_num_segments && args.num_segments > plan.max_segments)
-    return Status(StatusCode::count_over_capacity, "num_segments exceeds plan.max_segments");
-  if (!args.d_num_items && args.num_items != UINT64_MAX && args.num_items > plan.max_items)
-    return Status(StatusCode::count_over_capacity, "num_items exceeds plan.max_items");
-
-  const Layout layout = make_layout(plan);
-  if (workspace_bytes < layout.total) {
-    char message[128];
-    std::snprintf(message, sizeof(message), "workspace has %zu bytes, the plan needs %zu", workspace_bytes, layout.total);
-    return Status(StatusCode::workspace_too_small, message);
-  }
-
-  // Policy: the Hopper one wherever its big block fits in shared memory.
   DeviceAttributes attributes{};
   cudaError_t err = current_device_attributes(&attributes);
   if (err != cudaSuccess) return Status::from_cuda(err, "querying the device");
-  const int smem_optin = attributes.shared_memory_optin;
-  const PolicyKind policy =
-      std::size_t(smem_optin) >= largest_block_storage<Sm90Policy>() ? PolicyKind::sm90 : PolicyKind::sm75;
-  if (policy == PolicyKind::sm75 && !kCompactPolicyCompiled)
-    return Status(StatusCode::unsupported_type, "this GPU has too little shared memory per block for the compiled policy; "
-                                                "build with an sm_75 architecture to include the compact policy");
+  PolicyKind policy{};
+  if (!(s = choose_policy(attributes, &policy)).ok()) return s;
+  const SortCall call = with_policy(
+      policy, [&](auto p) { return make_call<decltype(p)>(workspace, layout, plan, args, attributes, stream); });
 
-  WorkLists lists{};
-  lists.status = at<DeviceStatus>(workspace, 0);
-  lists.counters = at<Counters>(workspace, layout.counters);
-  lists.class_segments = at<std::uint32_t>(workspace, layout.class_segments);
-  lists.class_window_segments = at<std::uint32_t>(workspace, layout.class_window_segments);
-  if (layout.large_possible) {
-    for (int k = 0; k < kNumChildLists; ++k) lists.child_tasks[k] = at<Task>(workspace, layout.child_tasks[k]);
-    lists.fallback_tasks = at<Task>(workspace, layout.fallback_tasks);
-    for (int r = 0; r < kMaxMsdRoundsAny; ++r) {
-      lists.buckets[r] = at<Bucket>(workspace, layout.buckets[r]);
-      lists.chunk_ready[r] = at<std::uint32_t>(workspace, layout.chunk_ready[r]);
-      lists.digit_base[r] = at<std::uint32_t>(workspace, layout.digit_base[r]);
-      lists.chunk_hist[r] = at<std::uint32_t>(workspace, layout.chunk_hist[r]);
-    }
-    lists.chunk_aggregate = at<std::uint32_t>(workspace, layout.chunk_aggregate);
-    lists.chunk_inclusive = at<std::uint32_t>(workspace, layout.chunk_inclusive);
-  }
-  for (int k = 0; k < kNumChildLists; ++k) lists.max_children[k] = layout.max_children[k];
-  lists.max_fallback = layout.max_fallback;
-  lists.max_buckets = layout.max_buckets;
-  lists.max_chunks = layout.max_chunks;
-
-  const std::uint64_t max_segment = effective_max_segment(plan);
-  CountSource src{};
-  src.offsets = args.offsets;
-  src.d_num_segments = args.d_num_segments;
-  src.d_num_items = args.d_num_items;
-  src.num_segments = args.num_segments;
-  src.num_items = args.num_items;
-  src.max_items = plan.max_items;
-  src.max_segments = plan.max_segments;
-  src.max_segment_items = max_segment;
-
-  LaunchContext ctx{};
-  ctx.keys = args.keys;
-  ctx.values = args.values;
-  if (layout.large_possible) {
-    ctx.scratch_keys = at<void>(workspace, layout.scratch_keys);
-    ctx.scratch_values = has_values ? at<void>(workspace, layout.scratch_values) : nullptr;
-  }
-  ctx.key_kind = key_kind_of(plan.key_type);
-  ctx.descending = args.order == Order::descending;
-  ctx.begin_bit = args.begin_bit;
-  ctx.end_bit = end_bit;
-  ctx.offsets = args.offsets;
-  ctx.offsets_64 = plan.offset_type == OffsetType::u64;
-  ctx.lists = lists;
-  ctx.stream = stream;
-  ctx.programmatic = attributes.compute_major >= 9;
-  ctx.block_limits = with_policy(policy, [&](auto p) { return call_block_limits<decltype(p)>(plan); });
-  for (int b = 0; b < kNumBlockClasses; ++b) src.block_class_max[b] = ctx.block_limits.max_length[b];
-  const std::uint32_t one_block_max = src.block_class_max[kNumBlockClasses - 1];
-  const int digits = (end_bit - args.begin_bit + kDigitBits - 1) / kDigitBits;
-  ctx.num_msd_rounds = max_segment > one_block_max ? std::min(Sm90Policy::kMaxMsdRounds, digits) : 0;
-  // MSD children can be as long as one block holds.
-  ctx.max_range = ctx.num_msd_rounds > 0 ? std::max<std::uint64_t>(max_segment, one_block_max) : max_segment;
-  ctx.max_segments = plan.max_segments;
-
-  src.pack = with_policy(policy, [&](auto p) { return call_pack_table<decltype(p)>(plan, ctx.block_limits, ctx.max_range); });
-  ctx.pack = src.pack;
-
-  // Classification: zero the counters, count per class, scatter to regions.
-  err = cudaMemsetAsync(workspace, 0, layout.zeroed_bytes, stream);
-  if (err != cudaSuccess) return Status::from_cuda(err, "cudaMemsetAsync of the work counters");
-  const int sms = attributes.multiprocessors;
-  const std::uint64_t wanted = (plan.max_segments + kClassifyThreads - 1) / kClassifyThreads;
-  const int classify_blocks = int(std::max<std::uint64_t>(1, std::min<std::uint64_t>(wanted, std::uint64_t(sms) * kClassifyBlocksPerSm)));
-  // The first kernel follows the memset, so it is launched plainly.
-  const bool offsets_64 = plan.offset_type == OffsetType::u64;
-  err = offsets_64 ? launch_kernel(classify_count_kernel<std::uint64_t>, classify_blocks, kClassifyThreads, 0, stream,
-                                   false, src, lists)
-                   : launch_kernel(classify_count_kernel<std::uint32_t>, classify_blocks, kClassifyThreads, 0, stream,
-                                   false, src, lists);
-  if (err == cudaSuccess)
-    err = offsets_64 ? launch_kernel(classify_scatter_kernel<std::uint64_t>, classify_blocks, kClassifyThreads, 0,
-                                     stream, ctx.programmatic, src, lists, end_bit, kMsdChunk, Sm90Policy::kMsdSpanChunks)
-                     : launch_kernel(classify_scatter_kernel<std::uint32_t>, classify_blocks, kClassifyThreads, 0,
-                                     stream, ctx.programmatic, src, lists, end_bit, kMsdChunk, Sm90Policy::kMsdSpanChunks);
-  if (err != cudaSuccess) return Status::from_cuda(err, "launching the classification kernels");
-
-  err = with_policy(policy, [&](auto p) { return launch_for_policy<decltype(p)>(plan, ctx); });
+  err = with_policy(policy, [&](auto p) { return launch_call<decltype(p)>(plan, call); });
   if (err != cudaSuccess) return Status::from_cuda(err, "launching the sort kernels");
   return Status();
 }

@@ -16,13 +16,6 @@
 namespace tilesort {
 namespace detail {
 
-constexpr int kClassifyThreads = 256;
-// Blocks per SM of the classification grid, and what its kernels are
-// compiled for: the loop is latency bound (offsets -> class -> counters), so
-// all of them must fit at once. Uncapped, window formation took the kernels
-// to 40 registers (6 blocks per SM), and fixed-16 from 0.156 to 0.177 ms.
-constexpr int kClassifyBlocksPerSm = 8;
-
 /// Lanes of the warp with the same size class as this lane. Neighbouring
 /// segments usually share a class, so per-class shared counters are bumped
 /// once per warp and class instead of once per segment (which would
@@ -54,17 +47,19 @@ __device__ __forceinline__ std::uint32_t count_in_block(std::uint32_t* block_cou
   return base + std::uint32_t(__popc(peers & lanes_below()));
 }
 
-/// Shared memory of window formation over one group of kClassifyThreads
-/// consecutive segments (windows never cross groups, so both classification
-/// kernels form the same windows independently).
+/// Shared memory of window formation over one group of THREADS consecutive
+/// segments, one per thread (windows never cross groups, so both
+/// classification kernels form the same windows independently).
+template <int THREADS>
 struct WindowScratch {
-  using Scan = cub::BlockScan<std::uint32_t, kClassifyThreads>;
+  static_assert(THREADS % 32 == 0 && THREADS < 65536, "whole warps; window ends fit 16 bits");
+  using Scan = cub::BlockScan<std::uint32_t, THREADS>;
   typename Scan::TempStorage scan;
-  std::uint32_t prefix[kClassifyThreads + 1];  // exclusive prefix of windowed lengths
-  std::int32_t pack[kClassifyThreads];         // window class, or -1
-  std::uint16_t window_end[kClassifyThreads];  // end of the window that would start at a segment
-  std::uint32_t boundary[kClassifyThreads / 32];  // bit: the window class changes at this segment
-  std::uint32_t starts[kClassifyThreads / 32];    // bit: a window starts at this segment
+  std::uint32_t prefix[THREADS + 1];  // exclusive prefix of windowed lengths
+  std::int32_t pack[THREADS];         // window class, or -1
+  std::uint16_t window_end[THREADS];  // end of the window that would start at a segment
+  std::uint32_t boundary[THREADS / 32];  // bit: the window class changes at this segment
+  std::uint32_t starts[THREADS / 32];    // bit: a window starts at this segment
 };
 
 /// What classification does with one segment of the group: nothing (it is
@@ -75,9 +70,10 @@ struct GroupTask {
   std::uint32_t segments;
 };
 
-/// Next set bit of `mask` (kClassifyThreads bits) after bit i, or `end`.
+/// Next set bit of `mask` (BITS bits) after bit i, or `end`.
+template <int BITS>
 __device__ __forceinline__ int next_bit_after(const std::uint32_t* mask, int i, int end) {
-  for (int w = (i + 1) >> 5; w < kClassifyThreads / 32; ++w) {
+  for (int w = (i + 1) >> 5; w < BITS / 32; ++w) {
     const std::uint32_t bits = mask[w] & (w == ((i + 1) >> 5) ? ~0u << ((i + 1) & 31) : ~0u);
     if (bits) return min(end, w * 32 + __ffs(bits) - 1);
   }
@@ -97,17 +93,19 @@ __device__ __forceinline__ int last_bit_at_or_before(const std::uint32_t* mask, 
 /// next-fit into pieces that fill the class's tile. A piece of one segment,
 /// or of at most kWarpSortMax keys, is no window: its segments are sorted
 /// on their own. Block-collective; `length` is 0 for segments past the count.
-__device__ __forceinline__ GroupTask form_windows(std::uint64_t length, const CountSource& src, WindowScratch& ws) {
+template <int THREADS>
+__device__ __forceinline__ GroupTask form_windows(std::uint64_t length, const CountSource& src,
+                                                  WindowScratch<THREADS>& ws) {
   const int i = threadIdx.x;
-  const PackChoice choice = pack_choice(length, src.pack, src.block_class_max);
+  const PackChoice choice = pack_choice(length, src.pack, src.block_limits.max_length);
   // Most groups hold no segment that wants a window: one barrier, not five.
   if (!__syncthreads_or(choice.window)) return GroupTask{choice.size_class, 1};
   const int pack = choice.window ? choice.size_class : -1;
   ws.pack[i] = pack;
   std::uint32_t before;
-  WindowScratch::Scan(ws.scan).ExclusiveSum(choice.window ? std::uint32_t(length) : 0u, before);
+  typename WindowScratch<THREADS>::Scan(ws.scan).ExclusiveSum(choice.window ? std::uint32_t(length) : 0u, before);
   ws.prefix[i] = before;
-  if (i == kClassifyThreads - 1) ws.prefix[kClassifyThreads] = before + (choice.window ? std::uint32_t(length) : 0u);
+  if (i == THREADS - 1) ws.prefix[THREADS] = before + (choice.window ? std::uint32_t(length) : 0u);
   __syncthreads();
   const bool boundary = i == 0 || ws.pack[i - 1] != pack;
   const std::uint32_t boundary_bits = __ballot_sync(0xffffffffu, boundary);
@@ -118,7 +116,7 @@ __device__ __forceinline__ GroupTask form_windows(std::uint64_t length, const Co
   __syncthreads();
   int run_end = 0;
   if (pack >= 0) {
-    run_end = next_bit_after(ws.boundary, i, kClassifyThreads);
+    run_end = next_bit_after<THREADS>(ws.boundary, i, THREADS);
     // Last e in (i, run_end] with prefix[e] - prefix[i] <= tile; e > i
     // because a windowed length is at most half its tile.
     const std::uint32_t limit = before + src.pack.tile[pack];
@@ -147,7 +145,7 @@ __device__ __forceinline__ GroupTask form_windows(std::uint64_t length, const Co
         if (((src.pack.window_classes >> c) & 1u) && src.pack.tile[c] >= keys) size_class = c;
       task = start == i ? GroupTask{size_class, std::uint32_t(end - start)} : GroupTask{kClassNone, 0};
     } else {
-      task = GroupTask{size_class_of(length, src.block_class_max), 1};
+      task = GroupTask{size_class_of(length, src.block_limits.max_length), 1};
     }
   }
   __syncthreads();  // the scratch is reused by the next group
@@ -215,16 +213,15 @@ __device__ __forceinline__ std::uint64_t checked_length(const CountSource& src, 
   return 0;
 }
 
-/// Both kernels walk the segments in groups of kClassifyThreads consecutive
-/// ones (block-uniform loop: window formation has barriers), so they form
+/// Both kernels walk the segments in groups of THREADS consecutive ones (block-uniform loop: window formation has barriers), so they form
 /// the same windows. Each group's offsets are loaded one group ahead.
 /// visit(s, offsets, length, task) runs once per thread and group; task's
 /// class is kClassNone for a segment past the count or with bad offsets
 /// (reported when `report`).
-template <class OffsetT, class Visit>
+template <int THREADS, class OffsetT, class Visit>
 __device__ __forceinline__ void for_each_segment_group(const CountSource& src, const ResolvedCounts& counts,
-                                                       DeviceStatus* status, bool report, WindowScratch& scratch,
-                                                       Visit&& visit) {
+                                                       DeviceStatus* status, bool report,
+                                                       WindowScratch<THREADS>& scratch, Visit&& visit) {
   const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
   std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x;
   SegmentOffsets next = load_offsets<OffsetT>(src, first + threadIdx.x, counts.num_segments);
@@ -234,7 +231,7 @@ __device__ __forceinline__ void for_each_segment_group(const CountSource& src, c
     next = load_offsets<OffsetT>(src, s + stride, counts.num_segments);
     bool valid = false;
     const std::uint64_t length = checked_length(src, counts, s, mine, status, report, &valid);
-    GroupTask task = form_windows(length, src, scratch);
+    GroupTask task = form_windows<THREADS>(length, src, scratch);
     // The warp kernel's walk sorts these without a list entry (walked
     // lengths take no window, so such a segment is a task of its own).
     if (!valid || walked_length(length, src.pack)) task.size_class = kClassNone;
@@ -242,11 +239,13 @@ __device__ __forceinline__ void for_each_segment_group(const CountSource& src, c
   }
 }
 
-template <class OffsetT>
-__global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm) classify_count_kernel(CountSource src, WorkLists lists) {
+/// Shape: a GridShape (the policy's Classify).
+template <class Shape, class OffsetT>
+__global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocks)
+    classify_count_kernel(CountSource src, WorkLists lists) {
   enter_dependent_kernel();
   __shared__ std::uint32_t block_counts[kNumClasses];
-  __shared__ WindowScratch window_scratch;
+  __shared__ WindowScratch<Shape::kThreads> window_scratch;
   const bool reporter = blockIdx.x == 0 && threadIdx.x == 0;
   const ResolvedCounts counts = resolve_counts<OffsetT>(src, lists.status, reporter);
   if (!counts.valid) return;
@@ -255,7 +254,7 @@ __global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm) classi
   __syncthreads();
 
   bool walked = false;  // this thread saw a segment the walk sorts
-  for_each_segment_group<OffsetT>(src, counts, lists.status, true, window_scratch,
+  for_each_segment_group<Shape::kThreads, OffsetT>(src, counts, lists.status, true, window_scratch,
                                   [&](std::uint64_t, const SegmentOffsets&, std::uint64_t length, const GroupTask& task) {
                                     count_in_block(block_counts, task.size_class);
                                     walked |= walked_length(length, src.pack);  // 0 for invalid segments
@@ -266,15 +265,15 @@ __global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm) classi
   if (threadIdx.x == 0 && block_walked) atomicOr(&lists.counters->any_walked, 1u);
 }
 
-template <class OffsetT>
-__global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm)
+template <class Shape, class OffsetT>
+__global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocks)
     classify_scatter_kernel(CountSource src, WorkLists lists, int key_high_bit, std::uint32_t msd_chunk_items,
                             std::uint32_t msd_max_span) {
   enter_dependent_kernel();
   __shared__ std::uint32_t region_begin[kNumClasses];
   __shared__ std::uint32_t block_count[kNumClasses];
   __shared__ std::uint32_t block_base[kNumClasses];
-  __shared__ WindowScratch window_scratch;
+  __shared__ WindowScratch<Shape::kThreads> window_scratch;
   if (sort_aborted(lists)) return;
   // Nothing to list (every segment is walked or has at most one key): skip
   // the second pass over the offsets.
@@ -285,7 +284,7 @@ __global__ void __launch_bounds__(kClassifyThreads, kClassifyBlocksPerSm)
   const ResolvedCounts counts = resolve_counts<OffsetT>(src, lists.status, false);
   if (threadIdx.x < kNumClasses) region_begin[threadIdx.x] = class_region_begin(*lists.counters, threadIdx.x);
 
-  for_each_segment_group<OffsetT>(
+  for_each_segment_group<Shape::kThreads, OffsetT>(
       src, counts, lists.status, false, window_scratch,
       [&](std::uint64_t s, const SegmentOffsets& offsets, std::uint64_t length, const GroupTask& task) {
         const int size_class = task.size_class;

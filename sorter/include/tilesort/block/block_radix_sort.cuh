@@ -65,7 +65,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "tilesort/segmented_sort.hpp"
+#include "tilesort/types.hpp"
 #include "tilesort/thread/sort_word.cuh"
 
 namespace tilesort {

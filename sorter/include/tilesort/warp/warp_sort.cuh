@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "tilesort/segmented_sort.hpp"
+#include "tilesort/types.hpp"
 #include "tilesort/thread/sort_word.cuh"
 #include "tilesort/warp/warp_bitonic_sort.cuh"
 
