@@ -1,7 +1,10 @@
-// Block shapes: the compile-time description of a one-block sort kernel
-// (threads, items, algorithm, options) and of the grid-stride kernels. Shared by the policies (dispatch/)
+// Kernel shapes: the compile-time description of a one-block sort kernel
+// (threads, items, algorithm, options), of a warp sort's groups and of the
+// grid-stride kernels. Shared by the policies (dispatch/)
 // and the kernels that are instantiated for them (kernels/), below both.
 #pragma once
+
+#include "tilesort/warp/warp_bitonic_sort.cuh"
 
 namespace tilesort {
 namespace detail {
@@ -20,6 +23,14 @@ template <int THREADS_, int MIN_BLOCKS_>
 struct GridShape {
   static constexpr int kThreads = THREADS_;
   static constexpr int kMinBlocks = MIN_BLOCKS_;
+};
+
+/// A warp sort's group: GROUP lanes x ITEMS keys per segment, laid out
+/// over the lanes as LAYOUT.
+template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT>
+struct GroupShape {
+  static constexpr int kGroup = GROUP, kItems = ITEMS;
+  static constexpr warp::GroupLayout kLayout = LAYOUT;
 };
 
 /// How a one-block shape sorts: block::BlockSort (the public device API:

@@ -95,20 +95,20 @@ cudaError_t launch_sorts(const SortCall& call) {
   //    ranges. Track original positions when values move or when equal
   //    compared keys can differ in other bits.
   {
-    constexpr int kThreads = Policy::kWarpKernelThreads;
+    using Warp = typename Policy::Warp;
+    constexpr int kThreads = Warp::kThreads;
     const bool track = kHasValues<Value> || data.compare_mask != kAllOnes<Bits>;
-    constexpr int kMinBlocks = Policy::kWarpKernelMinBlocks;
     constexpr std::uint32_t kWalkMax = Policy::walk_max(int(sizeof(Bits)), kHasValues<Value> ? int(sizeof(Value)) : 0);
-    const auto walk = track ? warp_walk_kernel<kThreads, kMinBlocks, kWalkMax, true, Bits, Value>
-                            : warp_walk_kernel<kThreads, kMinBlocks, kWalkMax, false, Bits, Value>;
+    const auto walk = track ? warp_walk_kernel<Warp, kWalkMax, true, Bits, Value>
+                            : warp_walk_kernel<Warp, kWalkMax, false, Bits, Value>;
     // No more blocks than the plan's batches of 32 segments can use: a plan
     // of a few thousand tiles does not place a full-GPU grid for the walk.
     const std::uint64_t walk_blocks = ((call.counts.max_segments + 31) / 32 + kThreads / 32 - 1) / (kThreads / 32);
     err = launch_persistent(walk, kThreads, 0, call.stream, call.programmatic, std::max<std::uint64_t>(walk_blocks, 1),
                             data, lists, call.counts.pack);
     if (err != cudaSuccess) return err;
-    const auto kernel = track ? warp_sort_kernel<kThreads, kMinBlocks, true, Bits, Value>
-                              : warp_sort_kernel<kThreads, kMinBlocks, false, Bits, Value>;
+    const auto kernel = track ? warp_sort_kernel<Warp, true, Bits, Value>
+                              : warp_sort_kernel<Warp, false, Bits, Value>;
     if ((err = launch_persistent(kernel, kThreads, 0, call.stream, call.programmatic, 0, data, lists))) return err;
   }
 

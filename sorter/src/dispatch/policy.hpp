@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "core/block_shape.hpp"
@@ -26,10 +27,62 @@ struct Sm90Policy {
   // blocks per SM), and fixed-16 from 0.156 to 0.177 ms.
   using Classify = GridShape<256, 8>;
   // Up to 128 keys (kWarpSortMax): sub-warp bitonic networks, several
-  // segments per warp. The kernel is latency bound (segment id -> offsets ->
-  // keys), so it is compiled for occupancy.
-  static constexpr int kWarpKernelThreads = 256;
-  static constexpr int kWarpKernelMinBlocks = 4;
+  // segments per warp (kernels/warp_sort.cuh: the walk and the list kernel).
+  struct Warp {
+    // The kernels are latency bound (segment id -> offsets -> keys), so
+    // they are compiled for occupancy.
+    static constexpr int kThreads = 256;
+    static constexpr int kMinBlocks = 4;
+    // A group's segment lies blocked over its lanes (lane j holds items
+    // [j * ITEMS, (j + 1) * ITEMS)): the network's register-only stages are
+    // then the frequent short strides, and it shuffles about half as often
+    // as striped. Each load and store instruction of the group touches ITEMS
+    // times as many sectors; the group's ITEMS instructions still cover the
+    // same lines, so the rest hit L1 (loads) or merge in L2 (stores). H200,
+    // against striped: fixed-100 keys only 0.303 -> 0.282 ms, fixed-128 u64
+    // keys 0.511 -> 0.459, fixed-48 u64 0.524 -> 0.472, fixed-24 u32 pairs
+    // 0.243 -> 0.226, uniform:0:32 u32 pairs 0.260 -> 0.244.
+    static constexpr warp::GroupLayout kLayout = warp::GroupLayout::blocked;
+    // The groups of the warp size classes, in class order: 8, 16, 32, 64
+    // and 128 keys (only the last three are listed: the walk takes the rest).
+    using ClassShapes = std::tuple<GroupShape<2, 4, kLayout>, GroupShape<4, 4, kLayout>, GroupShape<8, 4, kLayout>,
+                                   GroupShape<16, 4, kLayout>, GroupShape<32, 4, kLayout>>;
+    // The walk's shapes for keys of KEY_BYTES and values of VALUE_BYTES (0:
+    // none).
+    template <int KEY_BYTES, int VALUE_BYTES>
+    struct Walk {
+      static constexpr bool kNarrowKeysOnly = KEY_BYTES == 4 && VALUE_BYTES == 0;
+      // One lane per segment of up to kLaneMax keys, with the network of the
+      // warp's longest one. With values or 64-bit keys only up to 4 (H200,
+      // fixed-8 u32 pairs: 0.348 ms one lane per segment, 0.162 in pairs of
+      // lanes; keys only 0.103-0.110 one lane per segment).
+      static constexpr std::uint32_t kLaneMax = kNarrowKeysOnly ? 8 : 4;
+      // 5..8 keys (64-bit keys or values) in pairs of lanes. 64-bit keys
+      // stay striped there: blocked, each lane's load touches a sector of its
+      // own (fixed-8 u64 keys + u32 values 0.195 -> 0.252 ms, H200).
+      using Shape8 = GroupShape<2, 4, KEY_BYTES == 8 ? warp::GroupLayout::striped : kLayout>;
+      // 9..16 keys: 32-bit keys alone in pairs of lanes (8 keys each: the
+      // first three merge levels stay in registers; fixed-10 0.172 -> 0.141
+      // ms); with values that spilled and slowed the whole kernel (fixed-16
+      // u32 pairs 0.160 -> 0.202 ms), so groups of 4 lanes.
+      using Shape16 = std::conditional_t<kNarrowKeysOnly, GroupShape<2, 8, kLayout>, GroupShape<4, 4, kLayout>>;
+      // 17..32 keys (where walk_max reaches them): 32-bit keys alone in
+      // groups of 4 lanes x 8 keys (half the rounds of 8 x 4); with values
+      // those spilled 76 bytes, so 8 x 4.
+      using Shape32 = std::conditional_t<kNarrowKeysOnly, GroupShape<4, 8, kLayout>, GroupShape<8, 4, kLayout>>;
+      // Segments sorted by groups of lanes wait for later rounds. With
+      // 64-bit keys the walk starts their lines towards L1 at once, so that
+      // all 32 of the batch are in flight (H200, u64 keys + u32 values:
+      // fixed-16 0.236 -> 0.221 ms, fixed-10 0.336 -> 0.322; with 32-bit keys
+      // it gained nothing and fixed-8 u32 pairs lost 4%).
+      static constexpr bool kPrefetchL1 = KEY_BYTES == 8;
+    };
+  };
+  static_assert(std::tuple_size_v<Warp::ClassShapes> == kNumWarpClasses, "one group shape per warp class");
+  static_assert(std::tuple_element_t<kClassWarp128, Warp::ClassShapes>::kGroup *
+                        std::tuple_element_t<kClassWarp128, Warp::ClassShapes>::kItems ==
+                    kWarpSortMax,
+                "the last warp class ends at kWarpSortMax");
   // Segments of up to this many keys are sorted by the walk over the
   // segments (kernels/warp_sort.cuh), never listed and never windowed.
   // Longer ones need up to 32 network rounds per batch of 32 segments, so a

@@ -13,6 +13,8 @@
 // grids are persistent and sized by the GPU, not by the data.
 #pragma once
 
+#include <tuple>
+
 #include "kernels/common.cuh"
 #include "kernels/pack.cuh"
 #include "tilesort/warp/warp_bitonic_sort.cuh"
@@ -20,42 +22,18 @@
 namespace tilesort {
 namespace detail {
 
-/// A group's segment lies blocked over its lanes (lane j holds items
-/// [j * ITEMS, (j + 1) * ITEMS)): the network's register-only stages are
-/// then the frequent short strides, and it shuffles about half as often as
-/// striped. Each load and store instruction of the group touches ITEMS
-/// times as many sectors; the group's ITEMS instructions still cover the
-/// same lines, so the rest hit L1 (loads) or merge in L2 (stores). H200,
-/// against striped: fixed-100 keys only 0.303 -> 0.282 ms, fixed-128 u64
-/// keys 0.511 -> 0.459, fixed-48 u64 0.524 -> 0.472, fixed-24 u32 pairs
-/// 0.243 -> 0.226, uniform:0:32 u32 pairs 0.260 -> 0.244.
-constexpr warp::GroupLayout kGroupLayout = warp::GroupLayout::blocked;
+/// The group shape of warp size class CLASS (Tuning: a policy's Warp).
+template <class Tuning, int CLASS>
+using WarpClassShape = std::tuple_element_t<CLASS, typename Tuning::ClassShapes>;
 
-/// GROUP lanes x ITEMS keys per segment, laid out over them as LAYOUT.
-template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT = kGroupLayout>
-struct GroupShape {
-  static constexpr int kGroup = GROUP, kItems = ITEMS;
-  static constexpr warp::GroupLayout kLayout = LAYOUT;
-};
-
-/// The group shape of each warp size class. (The walk sorts segments of up
-/// to 8 keys, 4 with 64-bit keys or values, one per lane instead.)
-template <int CLASS> struct WarpClassShape;
-template <> struct WarpClassShape<kClassWarp8> : GroupShape<2, 4> {};
-template <> struct WarpClassShape<kClassWarp16> : GroupShape<4, 4> {};
-template <> struct WarpClassShape<kClassWarp32> : GroupShape<8, 4> {};
-template <> struct WarpClassShape<kClassWarp64> : GroupShape<16, 4> {};
-template <> struct WarpClassShape<kClassWarp128> : GroupShape<32, 4> {};
-static_assert(WarpClassShape<kClassWarp128>::kGroup * WarpClassShape<kClassWarp128>::kItems == kWarpSortMax,
-              "the last warp class ends at kWarpSortMax");
-
+template <class Tuning>
 __device__ __forceinline__ std::uint32_t groups_per_warp(int size_class) {
   switch (size_class) {
-    case kClassWarp8: return 32 / WarpClassShape<kClassWarp8>::kGroup;
-    case kClassWarp16: return 32 / WarpClassShape<kClassWarp16>::kGroup;
-    case kClassWarp32: return 32 / WarpClassShape<kClassWarp32>::kGroup;
-    case kClassWarp64: return 32 / WarpClassShape<kClassWarp64>::kGroup;
-    default: return 32 / WarpClassShape<kClassWarp128>::kGroup;
+    case kClassWarp8: return 32 / WarpClassShape<Tuning, kClassWarp8>::kGroup;
+    case kClassWarp16: return 32 / WarpClassShape<Tuning, kClassWarp16>::kGroup;
+    case kClassWarp32: return 32 / WarpClassShape<Tuning, kClassWarp32>::kGroup;
+    case kClassWarp64: return 32 / WarpClassShape<Tuning, kClassWarp64>::kGroup;
+    default: return 32 / WarpClassShape<Tuning, kClassWarp128>::kGroup;
   }
 }
 
@@ -102,7 +80,7 @@ __device__ __forceinline__ void warp_sort_task_packed(const SortData<std::uint32
 
 /// Loads one task per group, sorts it, writes it to the user arrays. A group
 /// with task.length == 0 still takes part in the shuffles.
-template <int GROUP, int ITEMS, bool TRACK_INDEX, warp::GroupLayout LAYOUT = kGroupLayout, class Bits, class Value>
+template <int GROUP, int ITEMS, bool TRACK_INDEX, warp::GroupLayout LAYOUT, class Bits, class Value>
 __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data, const Task& task,
                                                int lane_in_group) {
   if constexpr (TRACK_INDEX && sizeof(Bits) == 4) {
@@ -139,11 +117,11 @@ __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data
   }
 }
 
-template <int CLASS, bool TRACK_INDEX, class Bits, class Value>
+template <class Tuning, int CLASS, bool TRACK_INDEX, class Bits, class Value>
 __device__ __forceinline__ void warp_sort_class(const SortData<Bits, Value>& data, const WorkLists& lists,
                                                 std::uint32_t region_begin, std::uint32_t count,
                                                 std::uint32_t warp_task) {
-  using Shape = WarpClassShape<CLASS>;
+  using Shape = WarpClassShape<Tuning, CLASS>;
   constexpr int kGroupsPerWarp = 32 / Shape::kGroup;
   const int lane = threadIdx.x & 31;
   const std::uint32_t segment = warp_task * kGroupsPerWarp + std::uint32_t(lane / Shape::kGroup);
@@ -153,12 +131,13 @@ __device__ __forceinline__ void warp_sort_class(const SortData<Bits, Value>& dat
 }
 
 /// A child range (from the MSD path) of up to kWarpSortMax keys, sorted by a whole warp.
-template <bool TRACK_INDEX, class Bits, class Value>
+template <class Tuning, bool TRACK_INDEX, class Bits, class Value>
 __device__ __forceinline__ void warp_sort_child(const SortData<Bits, Value>& data, const Task& task) {
   const int lane = threadIdx.x & 31;
-  if (task.length <= 32) warp_sort_task<32, 1, TRACK_INDEX>(data, task, lane);
-  else if (task.length <= 64) warp_sort_task<32, 2, TRACK_INDEX>(data, task, lane);
-  else warp_sort_task<32, 4, TRACK_INDEX>(data, task, lane);
+  constexpr warp::GroupLayout kLayout = Tuning::kLayout;
+  if (task.length <= 32) warp_sort_task<32, 1, TRACK_INDEX, kLayout>(data, task, lane);
+  else if (task.length <= 64) warp_sort_task<32, 2, TRACK_INDEX, kLayout>(data, task, lane);
+  else warp_sort_task<32, 4, TRACK_INDEX, kLayout>(data, task, lane);
 }
 
 /// Position of the k-th (from 0) set bit of `mask`, which has more than k.
@@ -201,9 +180,10 @@ __device__ __forceinline__ void walk_class(const SortData<Bits, Value>& data, bo
 
 /// Sorts the walked segments among segments [first, first + 32); none is
 /// longer than WALK_MAX (PackTable::walk_max of these types).
-template <std::uint32_t WALK_MAX, bool TRACK_INDEX, class Bits, class Value>
+template <class Tuning, std::uint32_t WALK_MAX, bool TRACK_INDEX, class Bits, class Value>
 __device__ __forceinline__ void walk_segments(const SortData<Bits, Value>& data, const PackTable& pack,
                                               std::uint64_t first, std::uint32_t num_segments) {
+  using Walk = typename Tuning::template Walk<int(sizeof(Bits)), kHasValues<Value> ? int(sizeof(Value)) : 0>;
   const int lane = threadIdx.x & 31;
   const std::uint64_t s = first + std::uint64_t(lane);
   std::uint64_t begin = 0;
@@ -213,21 +193,14 @@ __device__ __forceinline__ void walk_segments(const SortData<Bits, Value>& data,
     const std::uint64_t n = data.offset(s + 1) - begin;  // validated by classify_count
     if (walked_length(n, pack)) length = std::uint32_t(n);
   }
-  // One lane per segment of up to kLaneMax keys, with the network of the
-  // warp's longest one. With values or 64-bit keys only up to 4 (H200,
-  // fixed-8 u32 pairs: 0.348 ms one lane per segment, 0.162 in pairs of
-  // lanes; keys only 0.103-0.110 one lane per segment).
-  constexpr bool kNarrowKeysOnly = sizeof(Bits) == 4 && !kHasValues<Value>;
-  constexpr std::uint32_t kLaneMax = kNarrowKeysOnly ? 8 : 4;
+  constexpr std::uint32_t kLaneMax = Walk::kLaneMax;
   const bool alone = length != 0 && length <= kLaneMax;
   const int size_class = length && !alone ? warp_class_of(length) : int(kClassNone);
   // Segments sorted by groups of lanes wait for later rounds, and each round
-  // is a chain of loads -> network -> value gather -> stores. With 64-bit
-  // keys, start every such segment's lines towards L1 now, so that all 32 of
-  // the batch are in flight at once (H200, u64 keys + u32 values: fixed-16
-  // 0.236 -> 0.221 ms, fixed-10 0.336 -> 0.322; with 32-bit keys it gained
-  // nothing and fixed-8 u32 pairs lost 4%).
-  if constexpr (sizeof(Bits) == 8) {
+  // is a chain of loads -> network -> value gather -> stores: where the
+  // policy says so, start every such segment's lines towards L1 now, so that
+  // all 32 of the batch are in flight at once.
+  if constexpr (Walk::kPrefetchL1) {
     if (length != 0 && !alone) {
       prefetch_to_l1(data.keys + begin);
       prefetch_to_l1(data.keys + begin + length - 1);
@@ -240,36 +213,25 @@ __device__ __forceinline__ void walk_segments(const SortData<Bits, Value>& data,
   if (__any_sync(0xffffffffu, alone)) {
     const Task task{begin, alone ? length : 0u, task_flags(false, data.end_bit)};
     const std::uint32_t longest = __reduce_max_sync(0xffffffffu, task.length);
-    if (longest <= 2) warp_sort_task<1, 2, TRACK_INDEX>(data, task, 0);
-    else if (longest <= 4) warp_sort_task<1, 4, TRACK_INDEX>(data, task, 0);
-    else warp_sort_task<1, kLaneMax, TRACK_INDEX>(data, task, 0);
+    constexpr warp::GroupLayout kLayout = Tuning::kLayout;  // one lane: either layout
+    if (longest <= 2) warp_sort_task<1, 2, TRACK_INDEX, kLayout>(data, task, 0);
+    else if (longest <= 4) warp_sort_task<1, 4, TRACK_INDEX, kLayout>(data, task, 0);
+    else warp_sort_task<1, kLaneMax, TRACK_INDEX, kLayout>(data, task, 0);
   }
   static_assert(WALK_MAX <= kWalkLongest && kWalkLongest == 32,
                 "the walk's classes: one lane, kClassWarp8, kClassWarp16 and kClassWarp32");
-  // 5..8 keys (64-bit keys or values) in pairs of lanes. 64-bit keys stay
-  // striped there: blocked, each lane's load touches a sector of its own
-  // (fixed-8 u64 keys + u32 values 0.195 -> 0.252 ms, H200).
-  using Walk8 = std::conditional_t<sizeof(Bits) == 8, GroupShape<2, 4, warp::GroupLayout::striped>,
-                                   WarpClassShape<kClassWarp8>>;
-  walk_class<Walk8, TRACK_INDEX>(data, size_class == kClassWarp8, begin, length, lane);
-  // 9..16 keys: 32-bit keys alone in pairs of lanes (8 keys each: the first
-  // three merge levels stay in registers; fixed-10 0.172 -> 0.141 ms); with
-  // values that spilled and slowed the whole kernel (fixed-16 u32 pairs
-  // 0.160 -> 0.202 ms), so groups of 4 lanes.
-  using Walk16 = std::conditional_t<kNarrowKeysOnly, GroupShape<2, 8>, WarpClassShape<kClassWarp16>>;
-  walk_class<Walk16, TRACK_INDEX>(data, size_class == kClassWarp16, begin, length, lane);
-  // 17..32 keys: 32-bit keys alone in groups of 4 lanes x 8 keys (half the
-  // rounds of 8 x 4); with values those spilled 76 bytes, so 8 x 4.
-  using Walk32 = std::conditional_t<kNarrowKeysOnly, GroupShape<4, 8>, WarpClassShape<kClassWarp32>>;
+  // Longer segments in groups of lanes, per the policy's shapes for these types.
+  walk_class<typename Walk::Shape8, TRACK_INDEX>(data, size_class == kClassWarp8, begin, length, lane);
+  walk_class<typename Walk::Shape16, TRACK_INDEX>(data, size_class == kClassWarp16, begin, length, lane);
   if constexpr (WALK_MAX > 16)
-    walk_class<Walk32, TRACK_INDEX>(data, size_class == kClassWarp32, begin, length, lane);
+    walk_class<typename Walk::Shape32, TRACK_INDEX>(data, size_class == kClassWarp32, begin, length, lane);
 }
 
 /// The walk: every warp takes batches of 32 consecutive segments. A kernel
 /// of its own, so its registers (a lane holds a whole segment) do not add
 /// to the list kernel's.
-template <int THREADS, int MIN_BLOCKS, std::uint32_t WALK_MAX, bool TRACK_INDEX, class Bits, class Value>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
+template <class Tuning, std::uint32_t WALK_MAX, bool TRACK_INDEX, class Bits, class Value>
+__global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks)
     warp_walk_kernel(SortData<Bits, Value> data, WorkLists lists, PackTable pack) {
   enter_dependent_kernel();
   // Calls without short segments have nothing to walk: return before
@@ -278,14 +240,14 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS)
   if (sort_aborted(lists) || lists.counters->any_walked == 0) return;
   const std::uint32_t num_segments = lists.counters->num_segments;
   const std::uint64_t batches = (std::uint64_t(num_segments) + 31) / 32;
-  const std::uint64_t warp_id = (std::uint64_t(blockIdx.x) * THREADS + threadIdx.x) / 32;
-  const std::uint64_t num_warps = std::uint64_t(gridDim.x) * (THREADS / 32);
+  const std::uint64_t warp_id = (std::uint64_t(blockIdx.x) * Tuning::kThreads + threadIdx.x) / 32;
+  const std::uint64_t num_warps = std::uint64_t(gridDim.x) * (Tuning::kThreads / 32);
   for (std::uint64_t batch = warp_id; batch < batches; batch += num_warps)
-    walk_segments<WALK_MAX, TRACK_INDEX>(data, pack, batch * 32, num_segments);
+    walk_segments<Tuning, WALK_MAX, TRACK_INDEX>(data, pack, batch * 32, num_segments);
 }
 
-template <int THREADS, int MIN_BLOCKS, bool TRACK_INDEX, class Bits, class Value>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) warp_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
+template <class Tuning, bool TRACK_INDEX, class Bits, class Value>
+__global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
   enter_dependent_kernel();
   if (sort_aborted(lists)) return;
   const Counters& counters = *lists.counters;
@@ -301,18 +263,18 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) warp_sort_kernel(SortData
     region_begin[c] = region;
     first_warp[c] = warps;
     region += count[c];
-    warps += (count[c] + groups_per_warp(c) - 1) / groups_per_warp(c);
+    warps += (count[c] + groups_per_warp<Tuning>(c) - 1) / groups_per_warp<Tuning>(c);
   }
   first_warp[kNumWarpClasses] = warps;
   const std::uint32_t children = lists.child_tasks[0] ? counters.child_count[0] : 0u;
   const std::uint32_t total = warps + children;
 
-  const std::uint32_t warp_id = (blockIdx.x * THREADS + threadIdx.x) / 32;
-  const std::uint32_t num_warps = gridDim.x * (THREADS / 32);
+  const std::uint32_t warp_id = (blockIdx.x * Tuning::kThreads + threadIdx.x) / 32;
+  const std::uint32_t num_warps = gridDim.x * (Tuning::kThreads / 32);
   for (std::uint32_t v = warp_id; v < total; v += num_warps) {
     if (v >= warps) {
       // Length 1 in scratch still needs its copy home, which the network does.
-      warp_sort_child<TRACK_INDEX>(data, lists.child_tasks[0][v - warps]);
+      warp_sort_child<Tuning, TRACK_INDEX>(data, lists.child_tasks[0][v - warps]);
       continue;
     }
     // Select with constant indices only, so the arrays stay in registers.
@@ -330,9 +292,9 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) warp_sort_kernel(SortData
     // The walk takes every segment of up to 16 keys (Policy::walk_max), so
     // the 2..8 and 9..16 lists are empty and c is at least kClassWarp32.
     switch (c) {
-      case kClassWarp32: warp_sort_class<kClassWarp32, TRACK_INDEX>(data, lists, region, n, t); break;
-      case kClassWarp64: warp_sort_class<kClassWarp64, TRACK_INDEX>(data, lists, region, n, t); break;
-      default: warp_sort_class<kClassWarp128, TRACK_INDEX>(data, lists, region, n, t); break;
+      case kClassWarp32: warp_sort_class<Tuning, kClassWarp32, TRACK_INDEX>(data, lists, region, n, t); break;
+      case kClassWarp64: warp_sort_class<Tuning, kClassWarp64, TRACK_INDEX>(data, lists, region, n, t); break;
+      default: warp_sort_class<Tuning, kClassWarp128, TRACK_INDEX>(data, lists, region, n, t); break;
     }
   }
 }
