@@ -504,6 +504,125 @@ TEST_F(SegmentedSortMaxSize, TwoPow20SegmentsOf16) {
   }
 }
 
+/// Skips the test unless the device has `bytes` free (with the reason).
+#define TS_SKIP_UNLESS_DEVICE_MEMORY(bytes)                                                            \
+  do {                                                                                                 \
+    std::size_t free_bytes = 0, total_bytes = 0;                                                       \
+    TS_CUDA_ASSERT(cudaMemGetInfo(&free_bytes, &total_bytes));                                         \
+    if (free_bytes < (bytes))                                                                          \
+      GTEST_SKIP() << "skipped: needs " << ((bytes) >> 20) << " MiB of device memory, " << (free_bytes >> 20) \
+                   << " MiB free";                                                                     \
+  } while (0)
+
+// One segment of 2^28 u32 pairs with 16 copies of every key: keys are
+// (a random bijection of [0, 2^28)) >> 4, spread over the upper 24 bits, so
+// the sorted keys are known without a reference sort, and stability shows
+// as ascending record indices (the values) among equal keys.
+TEST_F(SegmentedSortMaxSize, SingleSegmentOf2p28PairsIsStable) {
+  TS_TRACE_SEED();
+  TS_SKIP_IF_SMALL();
+  const std::uint64_t n = std::uint64_t(1) << 28;
+  tilesort::SortPlan plan;
+  plan.key_type = KeyType::u32;
+  plan.value_type = ValueType::b32;
+  plan.max_items = n;
+  plan.max_segments = 1;
+  std::size_t workspace_bytes = 0;
+  TS_STATUS_ASSERT_OK(tilesort::segmented_sort_workspace_size(plan, &workspace_bytes));
+  TS_SKIP_UNLESS_DEVICE_MEMORY(workspace_bytes + n * 8 + (std::size_t(1) << 30));
+
+  const std::uint32_t mask = std::uint32_t(n - 1);
+  const std::uint32_t multiplier = (std::uint32_t(rng_()) | 1u) & mask;
+  const std::uint32_t shift = std::uint32_t(rng_()) & mask;
+  const std::uint32_t low = std::uint32_t(rng_()) & 0xffu;
+  auto key_of = [&](std::uint32_t i) { return (((i * multiplier + shift) & mask) >> 4) << 8 | low; };
+  std::vector<std::uint32_t> keys(n), values(n);
+  for (std::uint32_t i = 0; i < std::uint32_t(n); ++i) {
+    keys[i] = key_of(i);
+    values[i] = i;
+  }
+  const std::uint32_t offsets[2] = {0, std::uint32_t(n)};
+  DeviceBuffer d_keys, d_values, d_offsets;
+  upload_bytes(d_keys, keys.data(), n * 4);
+  upload_bytes(d_values, values.data(), n * 4);
+  upload_bytes(d_offsets, offsets, sizeof(offsets));
+  Workspace ws;
+  ASSERT_NO_FATAL_FAILURE(make_workspace(plan, ws));
+  tilesort::SortArgs args;
+  args.keys = d_keys.get();
+  args.values = d_values.get();
+  args.offsets = d_offsets.get();
+  args.num_segments = 1;
+  TS_STATUS_ASSERT_OK(tilesort::segmented_sort(ws.buf.get(), ws.bytes, plan, args, stream_));
+  TS_STATUS_ASSERT_OK(tilesort::read_device_status(ws.buf.get(), stream_));
+  TS_CUDA_ASSERT(cudaMemcpy(keys.data(), d_keys.get(), n * 4, cudaMemcpyDeviceToHost));
+  TS_CUDA_ASSERT(cudaMemcpy(values.data(), d_values.get(), n * 4, cudaMemcpyDeviceToHost));
+  // Rank j holds key (j >> 4) << 8 | low; its 16 records come in index order,
+  // and each is a record that has this key: together, exactly its 16 records.
+  std::uint64_t bad = 0, first_bad = n;
+  for (std::uint32_t j = 0; j < std::uint32_t(n); ++j) {
+    const std::uint32_t want = (j >> 4) << 8 | low;
+    const bool ok = keys[j] == want && values[j] < n && key_of(values[j]) == want &&
+                    ((j & 15u) == 0 || values[j] > values[j - 1]);
+    if (!ok && bad++ == 0) first_bad = j;
+  }
+  EXPECT_EQ(bad, 0u) << "first wrong rank " << first_bad;
+}
+
+// A plan of 2^31 - 1 items: 31 segments of 2^30, 2^29, ..., 1 u32 keys,
+// every size class and the MSD path in one call. Segment k's keys are a
+// random bijection of [0, 2^k) under random high bits, so its sorted keys
+// are those high bits followed by 0, 1, ..., 2^k - 1.
+TEST_F(SegmentedSortMaxSize, PlanOf2p31Minus1Items) {
+  TS_TRACE_SEED();
+  TS_SKIP_IF_SMALL();
+  constexpr int kSegments = 31;
+  const std::uint64_t n = (std::uint64_t(1) << kSegments) - 1;
+  tilesort::SortPlan plan;
+  plan.key_type = KeyType::u32;
+  plan.value_type = ValueType::none;
+  plan.max_items = n;
+  plan.max_segments = kSegments;
+  std::size_t workspace_bytes = 0;
+  TS_STATUS_ASSERT_OK(tilesort::segmented_sort_workspace_size(plan, &workspace_bytes));
+  TS_SKIP_UNLESS_DEVICE_MEMORY(workspace_bytes + n * 4 + (std::size_t(1) << 30));
+
+  std::vector<std::uint32_t> offsets(kSegments + 1, 0), multiplier(kSegments), shift(kSegments), high(kSegments);
+  for (int s = 0; s < kSegments; ++s) {
+    const int bits = kSegments - 1 - s;  // segment s holds 2^bits keys, largest first
+    const std::uint32_t mask = (std::uint32_t(1) << bits) - 1;
+    offsets[s + 1] = offsets[s] + (std::uint32_t(1) << bits);
+    multiplier[s] = (std::uint32_t(rng_()) | 1u) & mask;
+    shift[s] = std::uint32_t(rng_()) & mask;
+    high[s] = std::uint32_t(rng_()) & ~mask;
+  }
+  ASSERT_EQ(offsets[kSegments], n);
+  std::vector<std::uint32_t> keys(n);
+  for (int s = 0; s < kSegments; ++s) {
+    const std::uint32_t mask = offsets[s + 1] - offsets[s] - 1;
+    for (std::uint32_t i = 0; i <= mask; ++i) keys[offsets[s] + i] = high[s] | ((i * multiplier[s] + shift[s]) & mask);
+  }
+  DeviceBuffer d_keys, d_offsets;
+  upload_bytes(d_keys, keys.data(), n * 4);
+  upload_bytes(d_offsets, offsets.data(), offsets.size() * 4);
+  Workspace ws;
+  ASSERT_NO_FATAL_FAILURE(make_workspace(plan, ws));
+  tilesort::SortArgs args;
+  args.keys = d_keys.get();
+  args.offsets = d_offsets.get();
+  args.num_segments = kSegments;
+  TS_STATUS_ASSERT_OK(tilesort::segmented_sort(ws.buf.get(), ws.bytes, plan, args, stream_));
+  TS_STATUS_ASSERT_OK(tilesort::read_device_status(ws.buf.get(), stream_));
+  TS_CUDA_ASSERT(cudaMemcpy(keys.data(), d_keys.get(), n * 4, cudaMemcpyDeviceToHost));
+  for (int s = 0; s < kSegments; ++s) {
+    std::uint64_t bad = 0, first_bad = 0;
+    for (std::uint32_t j = 0; j < offsets[s + 1] - offsets[s]; ++j)
+      if (keys[offsets[s] + j] != (high[s] | j) && bad++ == 0) first_bad = j;
+    EXPECT_EQ(bad, 0u) << "segment " << s << " of " << (offsets[s + 1] - offsets[s]) << " keys, first wrong rank "
+                       << first_bad;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Sanitizer subset: small, but through every kernel path
 // (warp classes, both block classes, MSD rounds, skewed-bucket fallback).
