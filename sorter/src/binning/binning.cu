@@ -198,13 +198,11 @@ cudaError_t launch_bin(const BinLaunch& b) {
   up.passes = pp.passes;
   up.status = status;
   const std::size_t up_smem = shared_tiles ? tile_hist_bytes : 0;
-  const auto upsweep = bin_upsweep_kernel<Policy>;
-  int up_blocks = 0;
-  if ((err = persistent_grid(reinterpret_cast<const void*>(upsweep), Policy::kUpsweepThreads, up_smem, &up_blocks)))
+  // Persistent, never more blocks than chunks. The first kernel follows the
+  // memset: launched plainly.
+  if ((err = launch_persistent(bin_upsweep_kernel<Policy>, Policy::kUpsweepThreads, up_smem, b.stream, false,
+                               l.chunk_stride, up)))
     return err;
-  up_blocks = int(std::min<std::uint64_t>(std::uint64_t(up_blocks), l.chunk_stride));
-  // The first kernel follows the memset: launched plainly.
-  if ((err = launch_kernel(upsweep, up_blocks, Policy::kUpsweepThreads, up_smem, b.stream, false, up))) return err;
 
   OffsetsParams op{b.count,
                    l.tile_counts.in(ws),

@@ -420,7 +420,7 @@ SortCall make_call(void* workspace, const SortWorkspace& layout, const SortPlan&
   call.zeroed_bytes = layout.zeroed_bytes;
   const std::uint32_t one_block_max = counts.block_limits.max_length[kNumBlockClasses - 1];
   const int digits = (end_bit - args.begin_bit + kDigitBits - 1) / kDigitBits;
-  call.num_msd_rounds = max_segment > one_block_max ? std::min(Sm90Policy::kMaxMsdRounds, digits) : 0;
+  call.num_msd_rounds = max_segment > one_block_max ? std::min(Policy::kMaxMsdRounds, digits) : 0;
   // MSD children can be as long as one block holds.
   call.max_range = call.num_msd_rounds > 0 ? std::max<std::uint64_t>(max_segment, one_block_max) : max_segment;
   counts.pack = call_pack_table<Policy>(plan, counts.block_limits, call.max_range);
@@ -496,10 +496,10 @@ Status segmented_sort(void* workspace, std::size_t workspace_bytes, const SortPl
   if (err != cudaSuccess) return Status::from_cuda(err, "querying the device");
   PolicyKind policy{};
   if (!(s = choose_policy(attributes, &policy)).ok()) return s;
-  const SortCall call = with_policy(
-      policy, [&](auto p) { return make_call<decltype(p)>(workspace, layout, plan, args, attributes, stream); });
-
-  err = with_policy(policy, [&](auto p) { return launch_call<decltype(p)>(plan, call); });
+  err = with_policy(policy, [&](auto p) {
+    using Policy = decltype(p);
+    return launch_call<Policy>(plan, make_call<Policy>(workspace, layout, plan, args, attributes, stream));
+  });
   if (err != cudaSuccess) return Status::from_cuda(err, "launching the sort kernels");
   return Status();
 }
