@@ -514,6 +514,31 @@ TEST_F(SegmentedSortMaxSize, TwoPow20SegmentsOf16) {
                    << " MiB free";                                                                     \
   } while (0)
 
+/// Sorts u32 `keys` (and u32 `values`, when not null) in place on the device
+/// under `plan`, in the segments of the u32 `offsets` (host count), with one
+/// call of the public API, and checks its device status; the vectors then
+/// hold the result. For the largest tests, which know their sorted result
+/// without a reference sort.
+void sort_u32_in_place(cudaStream_t stream, const tilesort::SortPlan& plan, const std::vector<std::uint32_t>& offsets,
+                       std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>* values) {
+  const std::size_t bytes = keys.size() * sizeof(std::uint32_t);
+  DeviceBuffer d_keys, d_values, d_offsets;
+  upload_bytes(d_keys, keys.data(), bytes);
+  if (values) upload_bytes(d_values, values->data(), bytes);
+  upload_bytes(d_offsets, offsets.data(), offsets.size() * sizeof(std::uint32_t));
+  Workspace ws;
+  ASSERT_NO_FATAL_FAILURE(make_workspace(plan, ws));
+  tilesort::SortArgs args;
+  args.keys = d_keys.get();
+  args.values = values ? d_values.get() : nullptr;
+  args.offsets = d_offsets.get();
+  args.num_segments = offsets.size() - 1;
+  TS_STATUS_ASSERT_OK(tilesort::segmented_sort(ws.buf.get(), ws.bytes, plan, args, stream));
+  TS_STATUS_ASSERT_OK(tilesort::read_device_status(ws.buf.get(), stream));
+  TS_CUDA_ASSERT(cudaMemcpy(keys.data(), d_keys.get(), bytes, cudaMemcpyDeviceToHost));
+  if (values) TS_CUDA_ASSERT(cudaMemcpy(values->data(), d_values.get(), bytes, cudaMemcpyDeviceToHost));
+}
+
 // One segment of 2^28 u32 pairs with 16 copies of every key: keys are
 // (a random bijection of [0, 2^28)) >> 4, spread over the upper 24 bits, so
 // the sorted keys are known without a reference sort, and stability shows
@@ -541,22 +566,7 @@ TEST_F(SegmentedSortMaxSize, SingleSegmentOf2p28PairsIsStable) {
     keys[i] = key_of(i);
     values[i] = i;
   }
-  const std::uint32_t offsets[2] = {0, std::uint32_t(n)};
-  DeviceBuffer d_keys, d_values, d_offsets;
-  upload_bytes(d_keys, keys.data(), n * 4);
-  upload_bytes(d_values, values.data(), n * 4);
-  upload_bytes(d_offsets, offsets, sizeof(offsets));
-  Workspace ws;
-  ASSERT_NO_FATAL_FAILURE(make_workspace(plan, ws));
-  tilesort::SortArgs args;
-  args.keys = d_keys.get();
-  args.values = d_values.get();
-  args.offsets = d_offsets.get();
-  args.num_segments = 1;
-  TS_STATUS_ASSERT_OK(tilesort::segmented_sort(ws.buf.get(), ws.bytes, plan, args, stream_));
-  TS_STATUS_ASSERT_OK(tilesort::read_device_status(ws.buf.get(), stream_));
-  TS_CUDA_ASSERT(cudaMemcpy(keys.data(), d_keys.get(), n * 4, cudaMemcpyDeviceToHost));
-  TS_CUDA_ASSERT(cudaMemcpy(values.data(), d_values.get(), n * 4, cudaMemcpyDeviceToHost));
+  ASSERT_NO_FATAL_FAILURE(sort_u32_in_place(stream_, plan, {0, std::uint32_t(n)}, keys, &values));
   // Rank j holds key (j >> 4) << 8 | low; its 16 records come in index order,
   // and each is a record that has this key: together, exactly its 16 records.
   std::uint64_t bad = 0, first_bad = n;
@@ -602,18 +612,7 @@ TEST_F(SegmentedSortMaxSize, PlanOf2p31Minus1Items) {
     const std::uint32_t mask = offsets[s + 1] - offsets[s] - 1;
     for (std::uint32_t i = 0; i <= mask; ++i) keys[offsets[s] + i] = high[s] | ((i * multiplier[s] + shift[s]) & mask);
   }
-  DeviceBuffer d_keys, d_offsets;
-  upload_bytes(d_keys, keys.data(), n * 4);
-  upload_bytes(d_offsets, offsets.data(), offsets.size() * 4);
-  Workspace ws;
-  ASSERT_NO_FATAL_FAILURE(make_workspace(plan, ws));
-  tilesort::SortArgs args;
-  args.keys = d_keys.get();
-  args.offsets = d_offsets.get();
-  args.num_segments = kSegments;
-  TS_STATUS_ASSERT_OK(tilesort::segmented_sort(ws.buf.get(), ws.bytes, plan, args, stream_));
-  TS_STATUS_ASSERT_OK(tilesort::read_device_status(ws.buf.get(), stream_));
-  TS_CUDA_ASSERT(cudaMemcpy(keys.data(), d_keys.get(), n * 4, cudaMemcpyDeviceToHost));
+  ASSERT_NO_FATAL_FAILURE(sort_u32_in_place(stream_, plan, offsets, keys, nullptr));
   for (int s = 0; s < kSegments; ++s) {
     std::uint64_t bad = 0, first_bad = 0;
     for (std::uint32_t j = 0; j < offsets[s + 1] - offsets[s]; ++j)
