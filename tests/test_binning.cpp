@@ -598,6 +598,32 @@ TEST_F(BinningGpu, BinAndSortKeyPatterns) {
   }
 }
 
+// The upsweep counts records per tile in shared memory, in parts of at most
+// 51,200 counters (BinPolicy: 200 KB) and at most 8 parts; beyond 409,600
+// tiles it counts with global atomics. The offsets are a chained scan over
+// ranges of 2048 tiles (256 threads x 8). Tile counts on both sides of each
+// boundary, with records on every part's first and last tile (sorted and
+// reversed tile ids cover the whole range; skewed puts most on one tile).
+// The order also changes the upsweep's shared memory up (200 KB at 51,200
+// tiles), down (2 parts of 25,601) and up again (102,400): a launch must not
+// fail once a smaller size has been launched.
+TEST_F(BinningGpu, TileCountingPartsAndOffsetRanges) {
+  TS_TRACE_SEED();
+  const std::uint32_t boundaries[] = {2047, 2048, 2049, 51200, 51201, 102400, 102401, 409600, 409601};
+  const TileDist dists[] = {TileDist::sorted, TileDist::reversed, TileDist::skewed, TileDist::uniform};
+  int iteration = 0;
+  for (std::uint32_t tiles : boundaries) {
+    const TileDist dist = dists[iteration % 4];
+    const std::size_t n = small_mode() ? 30000 : std::size_t(tiles) * 3 + 1000;
+    Case c = random_case(rng_, n, tiles, dist);
+    c.mode = (iteration % 2) ? Mode::bin_and_sort : Mode::bin;
+    c.slack_tiles = 0;  // num_tiles == plan.max_tiles: the workspace's last offsets range is full
+    SCOPED_TRACE("tiles " + std::to_string(tiles) + " dist " + std::to_string(int(dist)));
+    ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
+    ++iteration;
+  }
+}
+
 TEST_F(BinningGpu, FourPassesOfTileIdBits) {
   TS_TRACE_SEED();
   // 2^25 tiles: 25 bits in four scatter passes (7 + 6 + 6 + 6).

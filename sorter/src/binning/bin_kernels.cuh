@@ -3,10 +3,11 @@
 // grows with log(tiles) and linearly with the records), plus the tile
 // histogram, the CSR offsets and a cooperative gather.
 //
-// One upsweep reads the tile ids once: it validates every tile id and counts
-// records per tile, so every error is known before the first write to user
-// memory; one block turns the counts into the CSR offsets and every pass's
-// digit starts. Each pass is then one scatter kernel, onesweep-style: rank
+// One upsweep reads the tile ids (once per part of the tile range when the
+// tiles' counters do not fit one block's shared memory): it validates every
+// tile id and counts records per tile, so every error is known before the
+// first write to user memory; a chained scan over ranges of tiles turns the
+// counts into the CSR offsets and every pass's digit starts. Each pass is then one scatter kernel, onesweep-style: rank
 // the chunk's records by digit (warp ballots), find the chunk's place among
 // the chunks before it by decoupled look-back, stage the chunk sorted by
 // digit in shared memory, and write each digit's run.
@@ -61,12 +62,24 @@ struct BinPasses {
   int bits[kMaxBinPasses];
 };
 
+__device__ __forceinline__ void store_lookback(std::uint64_t* word, std::uint64_t value) {
+  *reinterpret_cast<volatile std::uint64_t*>(word) = value;
+}
+
+__device__ __forceinline__ std::uint64_t load_lookback(const std::uint64_t* word) {
+  return *reinterpret_cast<const volatile std::uint64_t*>(word);
+}
+
 struct UpsweepParams {
   const std::uint32_t* tiles;
   BinCount count;
   std::uint32_t num_tiles;
   std::uint32_t* tile_counts;  // records per tile (zeroed)
-  bool shared_tile_counts;     // count in shared memory first
+  // Counting in shared memory: the tiles are split into tile_parts ranges of
+  // tiles_per_part counters that each fit one block's shared memory. 0 parts:
+  // too many tiles, global atomics.
+  std::uint32_t tile_parts;
+  std::uint32_t tiles_per_part;
   std::uint64_t* lookback;     // [pass][chunk_stride][digit]: zeroed here, chunk by chunk
   std::uint32_t chunk_stride;
   int passes;
@@ -76,6 +89,13 @@ struct UpsweepParams {
 /// The one read of the tile ids before any write: the count check, the
 /// tile id check, the per-tile record counts (every pass's digit totals
 /// follow from them), and the zeroing of the record count's look-back words.
+///
+/// With more tiles than one block's shared memory counts, every block counts
+/// one part of the tile range and reads every chunk, so the tile ids are
+/// read once per part. Blocks of one rank (adjacent block indices, one per
+/// part) read the same chunks at about the same time, so the repeated reads
+/// mostly hit L2. That is far cheaper than one global atomic per record,
+/// whose addresses (neighbouring tiles of one particle, one L2 line) serialise.
 template <class Policy>
 __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(UpsweepParams p) {
   enter_dependent_kernel();  // the previous kernel's results are visible from here on
@@ -87,62 +107,87 @@ __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(Up
     report_error(p.status, StatusCode::count_over_capacity, *p.count.d_num_records,
                      p.count.capacity);
   const std::uint32_t n = p.count.records();
-  if (p.shared_tile_counts) {
-    for (std::uint32_t t = tid; t < p.num_tiles; t += kThreads) tile_hist[t] = 0;
-    __syncthreads();
-  }
+  const bool shared = p.tile_parts > 0;
+  const std::uint32_t parts = shared ? p.tile_parts : 1u;
+  const std::uint32_t ranks = max(1u, gridDim.x / parts);
   const std::uint32_t chunks = (n + Policy::kChunk - 1) / Policy::kChunk;
   const int lookback_words = p.passes * Policy::kThreads;
-  for (std::uint32_t chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
-    const std::uint32_t begin = chunk * Policy::kChunk;
-    const std::uint32_t end = min(begin + std::uint32_t(Policy::kChunk), n);
-    // All loads first, then the atomics: several loads in flight per thread.
-    constexpr int kItems = Policy::kChunk / kThreads;
-    std::uint32_t tiles[kItems];
+  // Virtual block v counts part v % parts of the chunks rank v / parts reads.
+  for (std::uint32_t v = blockIdx.x; v < ranks * parts; v += gridDim.x) {
+    const std::uint32_t part = v % parts, rank = v / parts;
+    const std::uint32_t first_tile = part * p.tiles_per_part;
+    const std::uint32_t part_tiles = shared ? min(p.tiles_per_part, p.num_tiles - first_tile) : 0u;
+    const bool checks = part == 0;  // validation and look-back zeroing: once per chunk
+    if (shared) {
+      for (std::uint32_t t = tid; t < part_tiles; t += kThreads) tile_hist[t] = 0;
+      __syncthreads();
+    }
+    // Steps of kUpsweepChunksPerStep consecutive chunks: all their loads are
+    // issued before the first atomic, to keep enough bytes in flight.
+    constexpr std::uint32_t kSteps = Policy::kUpsweepChunksPerStep;
+    constexpr int kItems = int(kSteps) * Policy::kChunk / kThreads;
+    const std::uint32_t steps = (chunks + kSteps - 1) / kSteps;
+    for (std::uint32_t step = rank; step < steps; step += ranks) {
+      const std::uint32_t first_chunk = step * kSteps;
+      const std::uint32_t begin = first_chunk * Policy::kChunk;
+      const std::uint32_t end = min(begin + kSteps * Policy::kChunk, n);
+      std::uint32_t tiles[kItems];
 #pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      const std::uint32_t i = begin + j * kThreads + tid;
-      tiles[j] = i < end ? p.tiles[i] : 0u;
-    }
-    for (int w = tid; w < lookback_words; w += kThreads) {
-      const int pass = w / Policy::kThreads, digit = w % Policy::kThreads;
-      p.lookback[(std::size_t(pass) * p.chunk_stride + chunk) * Policy::kThreads + digit] = 0;
-    }
+      for (int j = 0; j < kItems; ++j) {
+        const std::uint32_t i = begin + j * kThreads + tid;
+        tiles[j] = i < end ? p.tiles[i] : 0u;
+      }
+      if (checks) {
+        for (int w = tid; w < int(kSteps) * lookback_words; w += kThreads) {
+          const std::uint32_t chunk = first_chunk + std::uint32_t(w / lookback_words);
+          const int pass = (w % lookback_words) / Policy::kThreads, digit = w % Policy::kThreads;
+          if (chunk < chunks) p.lookback[(std::size_t(pass) * p.chunk_stride + chunk) * Policy::kThreads + digit] = 0;
+        }
+      }
 #pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      const std::uint32_t i = begin + j * kThreads + tid;
-      if (i >= end) continue;
-      const std::uint32_t tile = tiles[j];
-      if (tile >= p.num_tiles)
-        report_error(p.status, StatusCode::tile_id_out_of_range, i, tile);
-      else if (p.shared_tile_counts)
-        atomicAdd(&tile_hist[tile], 1u);
-      else
-        atomicAdd(&p.tile_counts[tile], 1u);
+      for (int j = 0; j < kItems; ++j) {
+        const std::uint32_t i = begin + j * kThreads + tid;
+        if (i >= end) continue;
+        const std::uint32_t tile = tiles[j];
+        if (tile >= p.num_tiles) {
+          if (checks) report_error(p.status, StatusCode::tile_id_out_of_range, i, tile);
+        } else if (shared) {
+          const std::uint32_t local = tile - first_tile;  // wraps above part_tiles for earlier parts
+          if (local < part_tiles) atomicAdd(&tile_hist[local], 1u);
+        } else {
+          atomicAdd(&p.tile_counts[tile], 1u);
+        }
+      }
     }
-  }
-  if (p.shared_tile_counts) {
-    __syncthreads();
-    for (std::uint32_t t = tid; t < p.num_tiles; t += kThreads)
-      if (tile_hist[t]) atomicAdd(&p.tile_counts[t], tile_hist[t]);
+    if (shared) {
+      __syncthreads();
+      for (std::uint32_t t = tid; t < part_tiles; t += kThreads)
+        if (tile_hist[t]) atomicAdd(&p.tile_counts[first_tile + t], tile_hist[t]);
+      __syncthreads();  // the next virtual block zeroes the counters again
+    }
   }
 }
 
 struct OffsetsParams {
-  BinCount count;
   const std::uint32_t* tile_counts;
   std::uint32_t num_tiles;
   BinPasses passes;
-  std::uint32_t* out_offsets;  // num_tiles + 1
-  std::uint32_t* digit_base;   // [pass][digit]: where each digit's records start in the pass's output
-  std::uint32_t* sort_counts;  // {segments, items} for a following sort
+  std::uint32_t* out_offsets;   // num_tiles + 1
+  std::uint32_t* digit_totals;  // [pass][digit], zeroed: the tiles' counts summed by digit
+  std::uint32_t* digit_base;    // [pass][digit]: where each digit's records start in the pass's output
+  std::uint64_t* lookback;      // [range]: look-back words of the tile ranges, zeroed
+  std::uint32_t* tickets;       // {range ticket, ranges done}, zeroed
+  std::uint32_t* sort_counts;   // {segments, items} for a following sort
   DeviceStatus* status;
 };
 
-/// One block: CSR offsets from the tile counts, and every pass's digit
-/// starts (a digit's total is the sum of its tiles' counts). After a
-/// binning error it writes nothing of the user's and tells a following
-/// sort there is no work.
+/// One block per range of kOffsetsThreads * kOffsetsItems tiles, ranges
+/// taken by ticket: the CSR offsets as a chained scan (decoupled look-back
+/// over the ranges), and every pass's digit starts: each range adds its
+/// tiles' counts to their digits' totals (a digit's total is the sum of its
+/// tiles' counts), and the last range to finish scans the totals. After a
+/// binning error it writes nothing of the user's and tells a following sort
+/// there is no work.
 template <class Policy>
 __global__ void __launch_bounds__(Policy::kOffsetsThreads) bin_offsets_kernel(OffsetsParams p) {
   enter_dependent_kernel();  // the previous kernel's results are visible from here on
@@ -150,50 +195,85 @@ __global__ void __launch_bounds__(Policy::kOffsetsThreads) bin_offsets_kernel(Of
   __shared__ typename Scan::TempStorage temp;
   constexpr int kDigits = 1 << Policy::kRadixBits;
   __shared__ std::uint32_t digit_hist[kMaxBinPasses][kDigits];
+  __shared__ std::uint32_t s_range, s_prefix;
+  __shared__ bool s_last;
   static_assert(Policy::kOffsetsThreads >= kMaxBinPasses * 32, "one warp per pass scans the digits");
   if (bin_aborted(p.status)) {
-    if (threadIdx.x == 0 && p.sort_counts) p.sort_counts[0] = p.sort_counts[1] = 0;
+    if (blockIdx.x == 0 && threadIdx.x == 0 && p.sort_counts) p.sort_counts[0] = p.sort_counts[1] = 0;
     return;
   }
-  for (int i = threadIdx.x; i < kMaxBinPasses * kDigits; i += Policy::kOffsetsThreads) digit_hist[i / kDigits][i % kDigits] = 0;
+  const int tid = threadIdx.x;
+  for (int i = tid; i < kMaxBinPasses * kDigits; i += Policy::kOffsetsThreads) digit_hist[i / kDigits][i % kDigits] = 0;
+  if (tid == 0) s_range = atomicAdd(&p.tickets[0], 1u);
   __syncthreads();
   constexpr std::uint32_t kItems = Policy::kOffsetsItems;
-  constexpr std::uint32_t kTile = Policy::kOffsetsThreads * kItems;
-  std::uint32_t carry = 0;
-  for (std::uint32_t base = 0; base < p.num_tiles; base += kTile) {
-    std::uint32_t v[kItems];
+  constexpr std::uint32_t kRange = Policy::kOffsetsThreads * kItems;
+  const std::uint32_t range = s_range;
+  const std::uint32_t base = range * kRange;
+  std::uint32_t v[kItems];
 #pragma unroll
-    for (std::uint32_t j = 0; j < kItems; ++j) {
-      const std::uint32_t t = base + threadIdx.x * kItems + j;
-      v[j] = t < p.num_tiles ? p.tile_counts[t] : 0u;
-      if (v[j])
-        for (int pass = 0; pass < p.passes.count; ++pass)
-          atomicAdd(&digit_hist[pass][(t >> p.passes.shift[pass]) & ((1u << p.passes.bits[pass]) - 1u)], v[j]);
+  for (std::uint32_t j = 0; j < kItems; ++j) {
+    const std::uint32_t t = base + tid * kItems + j;
+    v[j] = t < p.num_tiles ? p.tile_counts[t] : 0u;
+    if (v[j])
+      for (int pass = 0; pass < p.passes.count; ++pass)
+        atomicAdd(&digit_hist[pass][(t >> p.passes.shift[pass]) & ((1u << p.passes.bits[pass]) - 1u)], v[j]);
+  }
+  std::uint32_t total;
+  Scan(temp).ExclusiveSum(v, v, total);
+  if (tid == 0) {
+    std::uint32_t before = 0;  // records of the tiles before this range
+    if (range == 0) {
+      store_lookback(p.lookback, kLookbackInclusive | total);
+    } else {
+      store_lookback(p.lookback + range, kLookbackAggregate | total);
+      // Range r - 1 was ticketed before this one: its block is running.
+      for (std::uint32_t c = range - 1;; --c) {
+        std::uint64_t word;
+        do {
+          word = load_lookback(p.lookback + c);
+        } while (word == 0);
+        before += std::uint32_t(word & kLookbackCountMask);
+        if ((word & ~kLookbackCountMask) == kLookbackInclusive) break;
+      }
+      store_lookback(p.lookback + range, kLookbackInclusive | (before + total));
     }
-    std::uint32_t total;
-    Scan(temp).ExclusiveSum(v, v, total);
+    s_prefix = before;
+    if (base + kRange >= p.num_tiles) {  // the last range: the end of the offsets
+      p.out_offsets[p.num_tiles] = before + total;  // == the record count
+      if (p.sort_counts) {
+        p.sort_counts[0] = p.num_tiles;
+        p.sort_counts[1] = before + total;
+      }
+    }
+  }
+  __syncthreads();
+  const std::uint32_t prefix = s_prefix;
 #pragma unroll
-    for (std::uint32_t j = 0; j < kItems; ++j) {
-      const std::uint32_t t = base + threadIdx.x * kItems + j;
-      if (t < p.num_tiles) p.out_offsets[t] = v[j] + carry;
-    }
-    carry += total;
-    __syncthreads();
+  for (std::uint32_t j = 0; j < kItems; ++j) {
+    const std::uint32_t t = base + tid * kItems + j;
+    if (t < p.num_tiles) p.out_offsets[t] = v[j] + prefix;
   }
-  if (threadIdx.x == 0) {
-    p.out_offsets[p.num_tiles] = carry;  // == the record count
-    if (p.sort_counts) {
-      p.sort_counts[0] = p.num_tiles;
-      p.sort_counts[1] = carry;
-    }
+  for (int i = tid; i < p.passes.count * kDigits; i += Policy::kOffsetsThreads) {
+    const std::uint32_t c = digit_hist[i / kDigits][i % kDigits];
+    if (c) atomicAdd(&p.digit_totals[i], c);
   }
+  // The last range to finish sees every range's digit totals.
+  __threadfence();
+  __syncthreads();
+  if (tid == 0) s_last = atomicAdd(&p.tickets[1], 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!s_last) return;
+  __threadfence();
   // Warp `pass`: exclusive scan of the pass's digit totals, kDigits / 32 per lane.
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int warp = tid / 32, lane = tid % 32;
   if (warp < p.passes.count) {
     constexpr int kPerLane = kDigits / 32;
+    const volatile std::uint32_t* totals = p.digit_totals + warp * kDigits;
+    std::uint32_t mine[kPerLane];
     std::uint32_t sum = 0;
 #pragma unroll
-    for (int k = 0; k < kPerLane; ++k) sum += digit_hist[warp][lane * kPerLane + k];
+    for (int k = 0; k < kPerLane; ++k) sum += mine[k] = totals[lane * kPerLane + k];
     std::uint32_t inclusive = sum;
 #pragma unroll
     for (int delta = 1; delta < 32; delta *= 2) {
@@ -203,9 +283,8 @@ __global__ void __launch_bounds__(Policy::kOffsetsThreads) bin_offsets_kernel(Of
     std::uint32_t running = inclusive - sum;
 #pragma unroll
     for (int k = 0; k < kPerLane; ++k) {
-      const int d = lane * kPerLane + k;
-      p.digit_base[warp * kDigits + d] = running;
-      running += digit_hist[warp][d];
+      p.digit_base[warp * kDigits + lane * kPerLane + k] = running;
+      running += mine[k];
     }
   }
 }
@@ -225,14 +304,6 @@ struct ScatterParams {
   BinCount count;
   const DeviceStatus* status;
 };
-
-__device__ __forceinline__ void store_lookback(std::uint64_t* word, std::uint64_t value) {
-  *reinterpret_cast<volatile std::uint64_t*>(word) = value;
-}
-
-__device__ __forceinline__ std::uint64_t load_lookback(const std::uint64_t* word) {
-  return *reinterpret_cast<const volatile std::uint64_t*>(word);
-}
 
 /// Copies one 4- or 8-byte word into shared memory. From sm_80 on it is a
 /// cp.async: the copy proceeds while the thread goes on, and holds no
@@ -355,23 +426,16 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
     __syncwarp();
 
     // Rank within the warp: lanes with equal digits find each other with one
-    // ballot per digit bit (cheaper than match.any for a few bits); the
-    // highest of them adds the group's size to the warp's digit counter. One
+    // match.any (on the H200 the binning suite's bin was 1-5% faster than
+    // with one ballot per digit bit, for 5- to 7-bit digits); the highest of
+    // them adds the group's size to the warp's digit counter. One
     // warp's shared atomics are performed in order, so items keep (j, lane)
     // order within a digit: the rank is stable.
     const std::uint32_t lanes_le = lanes_below() | (1u << lane);
   #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       const std::uint32_t d = (tile[j] >> p.shift) & digits_mask;
-      std::uint32_t peers = 0xFFFFFFFFu;
-  #pragma unroll
-      for (int b = 0; b < Policy::kRadixBits; ++b) {
-        if (b < p.bits) {
-          const bool set = (d >> b) & 1u;
-          const std::uint32_t votes = __ballot_sync(0xFFFFFFFFu, set);
-          peers &= set ? votes : ~votes;
-        }
-      }
+      const std::uint32_t peers = __match_any_sync(0xFFFFFFFFu, d);
       const int leader = 31 - __clz(peers);
       const std::uint32_t before_me = __popc(peers & lanes_le);
       std::uint32_t group_base = 0;

@@ -33,14 +33,44 @@ PassPlan pass_plan(std::uint32_t num_tiles) {
   return PassPlan{passes, (bits + passes - 1) / passes, bits};
 }
 
+/// Tile ranges of the offsets kernel's chained scan: one block each.
+std::uint32_t offsets_ranges(std::uint32_t num_tiles) {
+  constexpr std::uint32_t kRange = Policy::kOffsetsThreads * Policy::kOffsetsItems;
+  return (num_tiles + kRange - 1) / kRange;
+}
+
+/// How the upsweep counts records per tile: in shared memory, in as few
+/// parts of the tile range as fit one block's counters (at most
+/// kMaxTileParts), or with global atomics (0 parts).
+struct TileCounting {
+  std::uint32_t parts;
+  std::uint32_t tiles_per_part;
+  std::size_t smem;
+};
+
+TileCounting tile_counting(std::uint32_t num_tiles, int smem_optin) {
+  const std::size_t budget = std::min(Policy::kSharedTileHistBytes, std::size_t(smem_optin));
+  const std::uint64_t per_block = budget / sizeof(std::uint32_t);
+  const std::uint64_t parts = (num_tiles + per_block - 1) / per_block;
+  if (parts == 0 || parts > Policy::kMaxTileParts) return TileCounting{0, 0, 0};
+  const std::uint32_t per_part = std::uint32_t((num_tiles + parts - 1) / parts);
+  const std::size_t granule = Policy::kTileHistGranule;
+  const std::size_t smem = std::min(budget, (per_part * sizeof(std::uint32_t) + granule - 1) / granule * granule);
+  return TileCounting{std::uint32_t(parts), per_part, smem};
+}
+
 /// The binning workspace: every array, sized from the plan alone. The same
 /// object answers the size queries and maps each call's arrays.
 struct BinWorkspace {
-  // Status, sort counts, chunk tickets and tile counts are zeroed together
-  // at the start of every call (they come first, in this order).
+  // Everything up to and including the tile counts is zeroed together at
+  // the start of every call (they come first, in this order).
   WorkspaceSlot<DeviceStatus> status;  // at offset 0: bin_device_status relies on it
-  WorkspaceSlot<std::uint32_t> sort_counts;  // {tiles, records} for bin_and_sort's sort
-  WorkspaceSlot<std::uint32_t> chunk_tickets, tile_counts;
+  WorkspaceSlot<std::uint32_t> sort_counts;    // {tiles, records} for bin_and_sort's sort
+  WorkspaceSlot<std::uint32_t> chunk_tickets;  // [pass]
+  WorkspaceSlot<std::uint32_t> offsets_tickets;  // {range ticket, ranges done}
+  WorkspaceSlot<std::uint32_t> digit_totals;     // [pass][digit]
+  WorkspaceSlot<std::uint64_t> offsets_lookback;  // [tile range]
+  WorkspaceSlot<std::uint32_t> tile_counts;
   WorkspaceSlot<std::uint64_t> lookback;
   WorkspaceSlot<std::uint32_t> digit_base;
   // Ping-pong buffers between passes; values are sized for 8 bytes so one
@@ -59,6 +89,9 @@ BinWorkspace bin_workspace(const BinPlan& plan, bool with_sort, std::size_t sort
   w.status = layout.take<DeviceStatus>(1);
   w.sort_counts = layout.take<std::uint32_t>(2);
   w.chunk_tickets = layout.take<std::uint32_t>(kMaxBinPasses);
+  w.offsets_tickets = layout.take<std::uint32_t>(2);
+  w.digit_totals = layout.take<std::uint32_t>(std::uint64_t(kMaxBinPasses) * (1 << Policy::kRadixBits));
+  w.offsets_lookback = layout.take<std::uint64_t>(offsets_ranges(plan.max_tiles));
   w.tile_counts = layout.take<std::uint32_t>(plan.max_tiles);
   const int passes = pass_plan(plan.max_tiles).passes;
   w.lookback = layout.take<std::uint64_t>(std::uint64_t(passes) * w.chunk_stride * (1 << Policy::kRadixBits));
@@ -130,8 +163,8 @@ Status check_common(void* workspace, std::size_t workspace_bytes, const BinWorks
   return check_record_count(plan, d_num_records, num_records, record_capacity);
 }
 
-/// Everything one binning call launches: the zeroing, then per pass
-/// upsweep -> row scan -> (first pass: offsets) -> scatter.
+/// Everything one binning call launches: the zeroing, the upsweep, the
+/// offsets, then one scatter per pass.
 struct BinLaunch {
   void* workspace;
   BinWorkspace layout;
@@ -164,8 +197,9 @@ cudaError_t launch_bin(const BinLaunch& b) {
   const BinWorkspace& l = b.layout;
   void* ws = b.workspace;
   DeviceStatus* status = l.status.in(ws);
-  // Status, sort counts, chunk tickets and the tiles' counters start at zero
-  // every call (one range: they are laid out in that order).
+  // Status, sort counts, tickets, digit totals, the offsets' look-back words
+  // and the tiles' counters start at zero every call (one range: they are
+  // laid out in that order).
   cudaError_t err = cudaMemsetAsync(ws, 0, l.tile_counts.offset + std::size_t(b.num_tiles) * sizeof(std::uint32_t), b.stream);
   if (err != cudaSuccess) return err;
 
@@ -183,36 +217,39 @@ cudaError_t launch_bin(const BinLaunch& b) {
   // one's launch overlaps the previous one's tail; every kernel starts with
   // enter_dependent_kernel().
   const bool programmatic = cc_major >= 9;
-  const std::size_t tile_hist_bytes = std::size_t(b.num_tiles) * sizeof(std::uint32_t);
-  const bool shared_tiles =
-      tile_hist_bytes <= Policy::kSharedTileHistBytes && tile_hist_bytes <= std::size_t(smem_optin);
+  const TileCounting counting = tile_counting(b.num_tiles, smem_optin);
 
   UpsweepParams up{};
   up.tiles = b.tile_ids;
   up.count = b.count;
   up.num_tiles = b.num_tiles;
   up.tile_counts = l.tile_counts.in(ws);
-  up.shared_tile_counts = shared_tiles;
+  up.tile_parts = counting.parts;
+  up.tiles_per_part = counting.tiles_per_part;
   up.lookback = l.lookback.in(ws);
   up.chunk_stride = l.chunk_stride;
   up.passes = pp.passes;
   up.status = status;
-  const std::size_t up_smem = shared_tiles ? tile_hist_bytes : 0;
-  // Persistent, never more blocks than chunks. The first kernel follows the
-  // memset: launched plainly.
-  if ((err = launch_persistent(bin_upsweep_kernel<Policy>, Policy::kUpsweepThreads, up_smem, b.stream, false,
-                               l.chunk_stride, up)))
+  // Persistent, never more blocks than (step, part) pairs. The first kernel
+  // follows the memset: launched plainly.
+  const std::uint64_t steps = (l.chunk_stride + Policy::kUpsweepChunksPerStep - 1) / Policy::kUpsweepChunksPerStep;
+  if ((err = launch_persistent(bin_upsweep_kernel<Policy>, Policy::kUpsweepThreads, counting.smem, b.stream, false,
+                               steps * std::max(counting.parts, 1u), up)))
     return err;
 
-  OffsetsParams op{b.count,
-                   l.tile_counts.in(ws),
-                   b.num_tiles,
-                   passes,
-                   b.out_offsets,
-                   l.digit_base.in(ws),
-                   b.sort_counts ? l.sort_counts.in(ws) : nullptr,
-                   status};
-  if ((err = launch_kernel(bin_offsets_kernel<Policy>, 1, Policy::kOffsetsThreads, 0, b.stream, programmatic, op)))
+  OffsetsParams op{};
+  op.tile_counts = l.tile_counts.in(ws);
+  op.num_tiles = b.num_tiles;
+  op.passes = passes;
+  op.out_offsets = b.out_offsets;
+  op.digit_totals = l.digit_totals.in(ws);
+  op.digit_base = l.digit_base.in(ws);
+  op.lookback = l.offsets_lookback.in(ws);
+  op.tickets = l.offsets_tickets.in(ws);
+  op.sort_counts = b.sort_counts ? l.sort_counts.in(ws) : nullptr;
+  op.status = status;
+  if ((err = launch_kernel(bin_offsets_kernel<Policy>, int(offsets_ranges(b.num_tiles)), Policy::kOffsetsThreads, 0,
+                           b.stream, programmatic, op)))
     return err;
 
   constexpr std::size_t kDigits = std::size_t(1) << Policy::kRadixBits;

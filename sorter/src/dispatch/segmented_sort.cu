@@ -320,13 +320,19 @@ cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic
   cudaError_t err = cudaGetDevice(&device);
   if (err != cudaSuccess) return err;
   std::lock_guard<std::mutex> lock(mutex);
+  // A kernel's shared-memory limit is one attribute for all its launches:
+  // it must stay at the largest size any cached entry launches with, or a
+  // cached larger launch fails after a smaller one lowered it.
+  std::size_t largest = 0;
   for (const Entry& e : cache) {
-    if (e.kernel == kernel && e.device == device && e.smem == dynamic_smem) {
+    if (e.kernel != kernel || e.device != device) continue;
+    if (e.smem == dynamic_smem) {
       *blocks = e.blocks;
       return cudaSuccess;
     }
+    largest = std::max(largest, e.smem);
   }
-  if (dynamic_smem > 48 * 1024) {
+  if (dynamic_smem > 48 * 1024 && dynamic_smem > largest) {
     err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dynamic_smem));
     if (err != cudaSuccess) return err;
   }
