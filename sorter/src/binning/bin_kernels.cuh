@@ -70,6 +70,32 @@ __device__ __forceinline__ std::uint64_t load_lookback(const std::uint64_t* word
   return *reinterpret_cast<const volatile std::uint64_t*>(word);
 }
 
+/// Decoupled look-back by one thread: publishes `own`, the count of entry
+/// `index` of words[i * stride], sums the counts of the entries before it
+/// (waiting for each to be published), publishes the inclusive count and
+/// returns the exclusive one. Entries are taken in order by running blocks,
+/// so every entry it waits for is held by one.
+__device__ __forceinline__ std::uint32_t look_back(std::uint64_t* words, std::uint32_t index, std::size_t stride,
+                                                   std::uint32_t own) {
+  std::uint64_t* mine = words + index * stride;
+  if (index == 0) {
+    store_lookback(mine, kLookbackInclusive | own);
+    return 0;
+  }
+  store_lookback(mine, kLookbackAggregate | own);
+  std::uint32_t before = 0;
+  for (std::uint32_t c = index - 1;; --c) {
+    std::uint64_t word;
+    do {
+      word = load_lookback(words + c * stride);
+    } while (word == 0);
+    before += std::uint32_t(word & kLookbackCountMask);
+    if ((word & ~kLookbackCountMask) == kLookbackInclusive) break;
+  }
+  store_lookback(mine, kLookbackInclusive | (before + own));
+  return before;
+}
+
 struct UpsweepParams {
   const std::uint32_t* tiles;
   BinCount count;
@@ -222,22 +248,7 @@ __global__ void __launch_bounds__(Policy::kOffsetsThreads) bin_offsets_kernel(Of
   std::uint32_t total;
   Scan(temp).ExclusiveSum(v, v, total);
   if (tid == 0) {
-    std::uint32_t before = 0;  // records of the tiles before this range
-    if (range == 0) {
-      store_lookback(p.lookback, kLookbackInclusive | total);
-    } else {
-      store_lookback(p.lookback + range, kLookbackAggregate | total);
-      // Range r - 1 was ticketed before this one: its block is running.
-      for (std::uint32_t c = range - 1;; --c) {
-        std::uint64_t word;
-        do {
-          word = load_lookback(p.lookback + c);
-        } while (word == 0);
-        before += std::uint32_t(word & kLookbackCountMask);
-        if ((word & ~kLookbackCountMask) == kLookbackInclusive) break;
-      }
-      store_lookback(p.lookback + range, kLookbackInclusive | (before + total));
-    }
+    const std::uint32_t before = look_back(p.lookback, range, 1, total);  // records of the tiles before this range
     s_prefix = before;
     if (base + kRange >= p.num_tiles) {  // the last range: the end of the offsets
       p.out_offsets[p.num_tiles] = before + total;  // == the record count
@@ -457,24 +468,8 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
         digit_total += c;
       }
       const bool used = std::uint32_t(d) <= digits_mask;
-      std::uint32_t before = 0;  // the digit's records in chunks 0 .. chunk - 1
-      if (used) {
-        std::uint64_t* mine = p.lookback + std::size_t(chunk) * kDigits + d;
-        if (chunk == 0) {
-          store_lookback(mine, kLookbackInclusive | digit_total);
-        } else {
-          store_lookback(mine, kLookbackAggregate | digit_total);
-          for (std::uint32_t c = chunk - 1;; --c) {
-            std::uint64_t word;
-            do {
-              word = load_lookback(p.lookback + std::size_t(c) * kDigits + d);
-            } while (word == 0);
-            before += std::uint32_t(word & kLookbackCountMask);
-            if ((word & ~kLookbackCountMask) == kLookbackInclusive) break;
-          }
-          store_lookback(mine, kLookbackInclusive | (before + digit_total));
-        }
-      }
+      // The digit's records in chunks 0 .. chunk - 1.
+      const std::uint32_t before = used ? look_back(p.lookback + d, chunk, kDigits, digit_total) : 0u;
       std::uint32_t block_start;
       Scan(scan_temp).ExclusiveSum(digit_total, block_start);
       // global >= block_start: earlier digits precede everywhere.
