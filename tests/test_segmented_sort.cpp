@@ -466,6 +466,35 @@ TEST_F(SegmentedSortBitRanges, MsdSpansAndChildGroups) {
   }
 }
 
+// The MSD scatter for every key and value width (32-bit keys with values take
+// the staged scatter, keys alone the chunk sort in registers; 64-bit keys with
+// 64-bit values stage the most shared memory): buckets whose last 4096-key
+// chunk is full, one key long or one short, in both rounds; keys with one
+// digit everywhere (skipped buckets), few values (long equal runs, where the
+// stable rank matters) and the 16-bit range.
+TEST_F(SegmentedSortBitRanges, MsdScatterChunkTailsEveryWidth) {
+  TS_TRACE_SEED();
+  std::vector<std::uint64_t> sizes = {4096 * 5, 4096 * 5 + 1, 4096 * 6 - 1, 16385, 3, 0, 8193, 4096 * 16 + 1};
+  if (!small_mode()) sizes.push_back(4096 * 40 - 1);
+  int i = 0;
+  for (const KeyType key : {KeyType::u32, KeyType::f32, KeyType::u64}) {
+    for (const ValueType value : {ValueType::none, ValueType::b32, ValueType::b64}) {
+      for (const Dist dist : {Dist::uniform, Dist::few_unique, Dist::all_equal, Dist::low16}) {
+        SCOPED_TRACE(::testing::Message() << name_of(key) << " " << name_of(value) << " " << name_of(dist));
+        std::shuffle(sizes.begin(), sizes.end(), rng_);
+        const HostCase c = make_case(key, value, OffsetType::u32, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
+        RunOptions o = random_options(rng_, (i % 2) ? Order::descending : Order::ascending, c);
+        if (key == KeyType::u32 && (i % 3) == 0) {
+          o.begin_bit = 0;
+          o.end_bit = 16;
+        }
+        ++i;
+        ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------
 // The largest sizes
 // ---------------------------------------------------------------------------

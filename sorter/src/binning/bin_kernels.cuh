@@ -316,29 +316,6 @@ struct ScatterParams {
   const DeviceStatus* status;
 };
 
-/// Copies one 4- or 8-byte word into shared memory. From sm_80 on it is a
-/// cp.async: the copy proceeds while the thread goes on, and holds no
-/// register. Older GPUs copy through a register.
-template <class Word>
-__device__ __forceinline__ void copy_to_shared_async(Word* smem, const Word* gmem) {
-  static_assert(sizeof(Word) == 4 || sizeof(Word) == 8, "cp.async copies 4, 8 or 16 bytes");
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(int(sizeof(Word)))
-               : "memory");
-#else
-  *smem = *gmem;
-#endif
-}
-
-/// Waits for this thread's copy_to_shared_async copies (a __syncthreads
-/// must follow before other threads read them).
-__device__ __forceinline__ void wait_shared_copies() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;\n" ::: "memory");
-#endif
-}
-
 /// Dynamic shared memory of the scatter kernel (byte offsets), in this
 /// order: the digits' global offsets; the chunk's keys and values in input
 /// order (copied in while the tile ids are ranked); then the per-warp digit
@@ -436,24 +413,8 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
     }
     __syncwarp();
 
-    // Rank within the warp: lanes with equal digits find each other with one
-    // match.any (on the H200 the binning suite's bin was 1-5% faster than
-    // with one ballot per digit bit, for 5- to 7-bit digits); the highest of
-    // them adds the group's size to the warp's digit counter. One
-    // warp's shared atomics are performed in order, so items keep (j, lane)
-    // order within a digit: the rank is stable.
-    const std::uint32_t lanes_le = lanes_below() | (1u << lane);
-  #pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      const std::uint32_t d = (tile[j] >> p.shift) & digits_mask;
-      const std::uint32_t peers = __match_any_sync(0xFFFFFFFFu, d);
-      const int leader = 31 - __clz(peers);
-      const std::uint32_t before_me = __popc(peers & lanes_le);
-      std::uint32_t group_base = 0;
-      if (int(lane) == leader) group_base = atomicAdd(&my_hist[d], before_me);
-      group_base = __shfl_sync(0xFFFFFFFFu, group_base, leader);
-      pos[j] = group_base + before_me - 1u;  // rank among the warp's records of digit d
-    }
+    // Stable rank within the warp by digit (match.any, kernels/common.cuh).
+    rank_in_warp<kItems>([&](int j) { return (tile[j] >> p.shift) & digits_mask; }, my_hist, pos);
     __syncthreads();
 
     // Thread d: publish the digit's count in this chunk, find the counts of

@@ -197,13 +197,25 @@ struct Sm90Policy {
   // uncapped it took 80 registers (3 blocks of 256 threads per SM); for 5
   // it spilled.
   static constexpr int kMsdHistogramMinBlocks = 4;
-  // The MSD scatter is compiled without a register cap: it takes 112
-  // registers (2 blocks per SM); capped for 3 (80 registers, 32 bytes of
-  // spills) a 2^26-pair segment took 4.54 ms instead of 3.77 (H200). One
-  // BlockRadixSort8 pass per chunk instead of cub's two 4-bit passes and a
-  // value gather, at 64 registers and 4 blocks per SM, was no faster: 0.84
-  // against 0.79-0.84 ms per 2^26-pair pass (ncu), 2^26 pairs 4.51 against
-  // 4.13 ms.
+  // The MSD scatter with values: 512 threads x 8 items per 4096-key chunk,
+  // compiled for 2 blocks per SM (64 registers). Only digits and ranks live
+  // in registers; keys and values wait in shared memory. Same-run A/B on
+  // the H200 against the chunk sort in registers it replaced (cub, two 4-bit
+  // passes, values gathered from global memory; 112 registers, 2 blocks of
+  // 256 per SM): one 2^26-pair segment 3.276 -> 3.100 ms (ncu: a pass 0.80-
+  // 0.86 -> 0.72-0.81 ms), fixed-65536 0.598 -> 0.580, fixed-2^20 0.715 ->
+  // 0.692, 16-bit ranges 4-7% faster, 64-bit keys even. 256 x 16 spilled:
+  // at 4 blocks per SM (64 registers) 9% slower than the old kernel, at 3
+  // (80 registers) 8-13% slower.
+  using MsdScatter = BlockShape<512, 8>;
+  static constexpr int kMsdScatterMinBlocks = 2;
+  // Keys alone keep the chunk sort in registers (msd_scatter_keys_kernel,
+  // the Msd shape): with nothing to gather the staged scatter was slower
+  // (2^26 keys 2.19 -> 2.59 ms, fixed-65536 0.482 -> 0.559).
+  static constexpr bool kMsdStagedScatterKeysOnly = false;
+  // Shared memory the MSD scatter may use per block; values are staged
+  // there (cp.async) only when the chunk's keys, values and counters fit.
+  static constexpr std::size_t kMsdScatterSmemMax = 96 * 1024;
   static constexpr int kMaxMsdRounds = 2;
   // Buckets still larger after the rounds (skewed keys) are finished by one
   // block each, with LSD passes through global memory (a rare fallback).
@@ -220,6 +232,9 @@ struct Sm75Policy : Sm90Policy {
                                  std::tuple_element_t<3, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<3, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<3, Sm90Policy::BlockShapes>>;
+  // 64-bit keys with 64-bit values (74 KB with values staged) read their
+  // values from global memory instead.
+  static constexpr std::size_t kMsdScatterSmemMax = 60 * 1024;
 };
 
 static_assert(std::tuple_size_v<Sm90Policy::BlockShapes> == kNumBlockClasses, "one shape per block class");

@@ -120,6 +120,72 @@ __device__ __forceinline__ std::uint32_t lanes_below() {
   return mask;
 }
 
+/// Stable rank of a warp's items by digit: item j of every lane, in (j, lane)
+/// order, gets rank[j] = the number of the warp's items before it with the
+/// same digit, and `counts[d]` (the warp's counters, zeroed) ends as the
+/// warp's count of digit d. Lanes with equal digits find each other with one
+/// match.any (on the H200 the binning scatter was 1-5% faster than with one
+/// ballot per digit bit, for 5- to 7-bit digits); the highest of them bumps
+/// the counter with a shared atomic. One warp's shared atomics are performed
+/// in order, so the rank is stable. `digit(j)` gives this lane's item j's
+/// digit; the whole warp calls it.
+template <int kItems, class DigitOf>
+__device__ __forceinline__ void rank_in_warp(DigitOf digit, std::uint32_t* counts, std::uint32_t (&rank)[kItems]) {
+  const std::uint32_t lane = threadIdx.x % 32;
+  const std::uint32_t lanes_le = lanes_below() | (1u << lane);
+#pragma unroll
+  for (int j = 0; j < kItems; ++j) {
+    const std::uint32_t d = digit(j);
+    const std::uint32_t peers = __match_any_sync(0xFFFFFFFFu, d);
+    const int leader = 31 - __clz(peers);
+    const std::uint32_t before_me = __popc(peers & lanes_le);
+    std::uint32_t group_base = 0;
+    if (int(lane) == leader) group_base = atomicAdd(&counts[d], before_me);
+    group_base = __shfl_sync(0xFFFFFFFFu, group_base, leader);
+    rank[j] = group_base + before_me - 1u;
+  }
+}
+
+/// Copies one 4- or 8-byte word into shared memory. From sm_80 on it is a
+/// cp.async: the copy proceeds while the thread goes on, and holds no
+/// register. Older GPUs copy through a register.
+template <class Word>
+__device__ __forceinline__ void copy_to_shared_async(Word* smem, const Word* gmem) {
+  static_assert(sizeof(Word) == 4 || sizeof(Word) == 8, "cp.async copies 4, 8 or 16 bytes");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(int(sizeof(Word)))
+               : "memory");
+#else
+  *smem = *gmem;
+#endif
+}
+
+/// Closes a group of this thread's copy_to_shared_async copies, so that
+/// wait_shared_copy_groups can wait for it apart from later ones.
+__device__ __forceinline__ void commit_shared_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+/// Waits until at most kPending of this thread's committed copy groups are
+/// still in flight; the thread then sees the others' data.
+template <int kPending>
+__device__ __forceinline__ void wait_shared_copy_groups() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+#endif
+}
+
+/// Waits for all of this thread's copy_to_shared_async copies (a __syncthreads
+/// must follow before other threads read them).
+__device__ __forceinline__ void wait_shared_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+}
+
 __device__ __forceinline__ bool sort_aborted(const WorkLists& lists) {
   return *reinterpret_cast<volatile const std::int32_t*>(&lists.status->code) != 0;
 }

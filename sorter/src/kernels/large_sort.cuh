@@ -13,9 +13,10 @@
 //     one range, sorted on the bucket's bits, digit included, so it needs no
 //     composite words; without groups, children just past a class boundary
 //     left most of their tile empty (fixed-65536: 256-key children).
-//   msd_scatter: one block per chunk sorts the chunk stably by that digit and
-//     writes each digit's run to its place in the other buffer (user <->
-//     scratch).
+//   msd_scatter: one block per chunk ranks the chunk's keys stably by that
+//     digit (warp match.any, as the binning scatter does) and writes each
+//     digit's run to its place in the other buffer (user <-> scratch). Keys
+//     alone sort the chunk in registers instead (msd_scatter_keys_kernel).
 // Scratch mirrors the user layout, so a range keeps its offsets when it moves
 // and the final sort of a child writes it home.
 //
@@ -27,6 +28,9 @@
 #include <cub/block/block_radix_sort.cuh>
 #include <cub/block/block_scan.cuh>
 
+#include <algorithm>
+#include <cstddef>
+
 #include "kernels/common.cuh"
 
 namespace tilesort {
@@ -35,8 +39,9 @@ namespace detail {
 constexpr int kDigitBits = 8;
 constexpr int kDigits = 1 << kDigitBits;
 
-/// Sorting one chunk by one digit: blocked load, stable radix sort over the
-/// digit's bits (4-bit passes), result striped for coalesced stores.
+/// Sorting one chunk by one digit (the fallback's tiles, and the keys-only
+/// MSD scatter): blocked load, stable radix sort over the digit's bits (4-bit
+/// passes), result striped for coalesced stores.
 template <class Shape, class Bits, class Value>
 struct ChunkSorter {
   static_assert(Shape::kThreads == kDigits, "one thread per digit for the histogram scans");
@@ -391,9 +396,14 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
   }
 }
 
+/// Keys alone: one block per chunk sorts the chunk stably by the digit in
+/// registers (cub::BlockRadixSort, two 4-bit passes) and writes each digit's
+/// run to its place in the other buffer. With no values to gather this
+/// measured faster than the staged scatter below (Policy::
+/// kMsdStagedScatterKeysOnly).
 template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::Msd::kThreads)
-    msd_scatter_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
+    msd_scatter_keys_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
   enter_dependent_kernel();
   using Shape = typename Policy::Msd;
   using Storage = LargeStorage<Shape, Bits, Value>;
@@ -428,6 +438,180 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
     sort_and_write_chunk<Shape>(data, s, key, data.value_source(bucket.task), start, count, low, bits,
                                 from_scratch ? data.keys : data.scratch_keys,
                                 from_scratch ? data.values : data.scratch_values);
+  }
+}
+
+/// Dynamic shared memory of msd_scatter_kernel (byte offsets), in this
+/// order: each digit's destination in the chunk's bucket; the chunk's keys
+/// and (when kStageValues) values in input order; then the per-warp digit
+/// counters, which each sorted position's (digit, 16-bit input index) word
+/// reuses once every thread holds its items' ranks. Values are staged when the whole
+/// fits the policy's kMsdScatterSmemMax (on sm_75, 64-bit keys with 64-bit
+/// values do not: they are read from global memory through the index).
+template <class Policy, class Bits, class Value>
+struct MsdScatterSmem {
+  using Shape = typename Policy::MsdScatter;
+  static_assert(Shape::kTileItems <= 65536, "input indices are 16-bit");
+  static constexpr std::size_t kChunk = Shape::kTileItems;
+  static constexpr std::size_t kKeys = sizeof(std::uint32_t) * kDigits;
+  static constexpr std::size_t kValues = kKeys + sizeof(Bits) * kChunk;
+  static constexpr std::size_t kTail = std::max(sizeof(std::uint32_t) * (Shape::kThreads / 32) * kDigits,
+                                                sizeof(std::uint32_t) * kChunk);
+  static constexpr std::size_t kValueBytes = kHasValues<Value> ? sizeof(Value) * kChunk : 0;
+  static constexpr bool kStageValues =
+      kHasValues<Value> && (kValues + kValueBytes + 15) / 16 * 16 + kTail <= Policy::kMsdScatterSmemMax;
+  static constexpr std::size_t kCounters = (kValues + (kStageValues ? kValueBytes : 0) + 15) / 16 * 16;
+  static constexpr std::size_t kBytes = kCounters + kTail;
+};
+
+/// One block per chunk (grid-stride): ranks the chunk's keys stably by the
+/// bucket's digit, then writes each digit's run to its place in the other
+/// buffer (user <-> scratch). The same structure as the binning scatter
+/// (binning/bin_kernels.cuh), without its look-back: msd_histogram already
+/// gave every chunk its per-digit prefix in the bucket. Only digits and
+/// ranks stay in registers (keys, values and ranks of 16 items took 112
+/// registers and 2 blocks per SM): keys and values are copied into shared
+/// memory asynchronously (cp.async), the values while the block ranks, and the
+/// write phase reads both through each sorted position's input index, so
+/// consecutive threads write consecutive addresses of one digit's run.
+template <class Policy, class Bits, class Value>
+__global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 4 ? Policy::kMsdScatterMinBlocks : 0)
+    msd_scatter_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
+  enter_dependent_kernel();
+  using Shape = typename Policy::MsdScatter;
+  using Smem = MsdScatterSmem<Policy, Bits, Value>;
+  using Scan = cub::BlockScan<std::uint32_t, Shape::kThreads>;
+  static_assert(Shape::kTileItems == Policy::Msd::kTileItems, "the histogram's chunks");
+  static_assert(Shape::kThreads >= kDigits && Shape::kThreads % 32 == 0, "a thread per digit for the digit starts");
+  constexpr int kItems = Shape::kItemsMax;
+  constexpr int kWarps = Shape::kThreads / 32;
+  constexpr std::uint32_t kChunk = Shape::kTileItems;
+  __shared__ typename Scan::TempStorage scan_temp;
+  __shared__ int bucket_slot;
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  // [digit]: where the digit's run goes, relative to the bucket's start and
+  // minus the run's start in the chunk (mod 2^32: a bucket holds < 2^32 keys).
+  std::uint32_t* digit_dest = reinterpret_cast<std::uint32_t*>(shared_raw);
+  Bits* chunk_keys = reinterpret_cast<Bits*>(shared_raw + Smem::kKeys);
+  Value* chunk_values = reinterpret_cast<Value*>(shared_raw + Smem::kValues);
+  std::uint32_t* warp_counts = reinterpret_cast<std::uint32_t*>(shared_raw + Smem::kCounters);  // [warp][digit]
+  // [sorted position]: (digit << 16) | input index; aliases warp_counts.
+  std::uint32_t* staged = reinterpret_cast<std::uint32_t*>(shared_raw + Smem::kCounters);
+  if (sort_aborted(lists)) return;
+
+  const std::uint32_t num_buckets = lists.counters->bucket_count[rl.round];
+  const std::uint32_t num_chunks = lists.counters->chunk_count[rl.round];
+  const int t = threadIdx.x;
+  const int warp = t / 32;
+  const std::uint32_t lane = t % 32;
+  for (std::uint32_t chunk = blockIdx.x; chunk < num_chunks; chunk += gridDim.x) {
+    // Starts with a barrier: the previous chunk's shared arrays are free.
+    const int b = find_bucket<Shape::kThreads>(
+        rl.buckets, num_buckets,
+        [&](const Bucket& c) { return chunk - c.chunk_base < chunks_of(c.task.length, kChunk); }, &bucket_slot);
+    const Bucket bucket = rl.buckets[b];
+    if (bucket.skip) continue;
+    const std::uint32_t k = chunk - bucket.chunk_base;
+    const std::uint64_t start = bucket.task.begin + std::uint64_t(k) * kChunk;
+    const std::uint32_t count = min(kChunk, bucket.task.length - k * kChunk);
+    const int high = task_high_bit(bucket.task);
+    const int low = max(data.begin_bit, high - kDigitBits);
+    const int bits = high - low;
+    const Bits* src_keys = data.key_source(bucket.task);
+    const Value* src_values = data.value_source(bucket.task);
+    std::uint32_t* my_counts = warp_counts + warp * kDigits;
+    for (int d = int(lane); d < kDigits; d += 32) my_counts[d] = 0;
+
+    // Warp-striped: warp w holds items [w * 32 * kItems, (w + 1) * 32 * kItems)
+    // of the chunk, so loads coalesce and (j, lane) order is input order.
+    // Slots past the count (last chunk of a bucket) take the largest digit:
+    // they rank after every key, so the keys' ranks are a full chunk's.
+    const std::uint32_t warp_base = std::uint32_t(warp) * 32u * kItems;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t local = warp_base + j * 32u + lane;
+      if (local < count) copy_to_shared_async(chunk_keys + local, src_keys + start + local);
+    }
+    commit_shared_copies();
+    if constexpr (Smem::kStageValues) {
+#pragma unroll
+      for (int j = 0; j < kItems; ++j) {
+        const std::uint32_t local = warp_base + j * 32u + lane;
+        if (local < count) copy_to_shared_async(chunk_values + local, src_values + start + local);
+      }
+      commit_shared_copies();
+      wait_shared_copy_groups<1>();  // the keys; the values stay in flight
+    } else {
+      wait_shared_copy_groups<0>();
+    }
+    // Digits are packed four to a register (one per register spilled at 64).
+    // Each thread reads back only the keys it copied itself.
+    static_assert(kDigitBits <= 8, "digits are packed in bytes");
+    std::uint32_t digit_bytes[(kItems + 3) / 4] = {};
+    const auto digit = [&](int j) { return (digit_bytes[j / 4] >> (8 * (j % 4))) & 0xFFu; };
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t local = warp_base + j * 32u + lane;
+      const std::uint32_t d = local < count ? digit_of(data.codec.encode(chunk_keys[local]), low, bits) : (1u << bits) - 1u;
+      digit_bytes[j / 4] |= d << (8 * (j % 4));
+    }
+    __syncwarp();
+    std::uint32_t rank[kItems];
+    rank_in_warp<kItems>(digit, my_counts, rank);
+    __syncthreads();
+
+    // Thread d < kDigits: digit d's start in the chunk, each warp's start
+    // within it, and where the digit's run goes.
+    {
+      const int d = t;
+      std::uint32_t digit_total = 0;
+      if (d < kDigits) {
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) {
+          const std::uint32_t c = warp_counts[w * kDigits + d];
+          warp_counts[w * kDigits + d] = digit_total;
+          digit_total += c;
+        }
+      }
+      std::uint32_t chunk_start;
+      Scan(scan_temp).ExclusiveSum(digit_total, chunk_start);
+      if (d < kDigits) {
+        digit_dest[d] = rl.digit_base[std::uint64_t(b) * kDigits + d] +
+                        rl.chunk_hist[std::uint64_t(chunk) * kDigits + d] - chunk_start;
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) warp_counts[w * kDigits + d] += chunk_start;
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) rank[j] = (rank[j] + my_counts[digit(j)]) | digit(j) << 16;  // (digit, rank in chunk)
+    __syncthreads();  // the staged words overwrite the counters
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t local = warp_base + j * 32u + lane;
+      if (local < count) staged[rank[j] & 0xFFFFu] = (rank[j] & 0xFFFF0000u) | local;
+    }
+    if constexpr (Smem::kStageValues) wait_shared_copies();
+    __syncthreads();  // every thread's keys, values and input indices are in
+
+    const bool from_scratch = task_in_scratch(bucket.task);
+    Bits* dst_keys = from_scratch ? data.keys : data.scratch_keys;
+    Value* dst_values = from_scratch ? data.values : data.scratch_values;
+    // A fixed trip count, unrolled, so that the shared loads of several
+    // items are in flight together (the loop over `count` issued them one
+    // dependent chain at a time).
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      const std::uint32_t i = std::uint32_t(j * Shape::kThreads + t);
+      if (i < count) {
+        const std::uint32_t word = staged[i];
+        const std::uint32_t from = word & 0xFFFFu;
+        const std::uint64_t dst = bucket.task.begin + std::uint32_t(digit_dest[word >> 16] + i);
+        dst_keys[dst] = chunk_keys[from];
+        if constexpr (Smem::kStageValues) dst_values[dst] = chunk_values[from];
+        else if constexpr (kHasValues<Value>) dst_values[dst] = src_values[start + from];
+      }
+    }
   }
 }
 
