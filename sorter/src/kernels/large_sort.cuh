@@ -396,6 +396,35 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
   }
 }
 
+/// The chunk of an MSD round that a scatter block takes, and its bucket.
+struct MsdChunk {
+  int bucket;          // index in the round's bucket list
+  Bucket info;
+  std::uint64_t start;  // the chunk's first key
+  std::uint32_t count;  // its keys
+  int low, bits;        // the round's digit of this bucket: bits [low, low + bits)
+};
+
+/// Finds chunk `chunk`'s bucket (all threads call it; it starts with a
+/// barrier, so the previous chunk's shared memory is free afterwards) and
+/// where the chunk lies in it.
+template <int THREADS>
+__device__ __forceinline__ MsdChunk msd_chunk(const RoundLists& rl, std::uint32_t num_buckets, std::uint32_t chunk,
+                                              std::uint32_t chunk_items, int begin_bit, int* shared_slot) {
+  MsdChunk c;
+  c.bucket = find_bucket<THREADS>(
+      rl.buckets, num_buckets,
+      [&](const Bucket& b) { return chunk - b.chunk_base < chunks_of(b.task.length, chunk_items); }, shared_slot);
+  c.info = rl.buckets[c.bucket];
+  const std::uint32_t k = chunk - c.info.chunk_base;
+  c.start = c.info.task.begin + std::uint64_t(k) * chunk_items;
+  c.count = min(chunk_items, c.info.task.length - k * chunk_items);
+  const int high = task_high_bit(c.info.task);
+  c.low = max(begin_bit, high - kDigitBits);
+  c.bits = high - c.low;
+  return c;
+}
+
 /// Keys alone: one block per chunk sorts the chunk stably by the digit in
 /// registers (cub::BlockRadixSort, two 4-bit passes) and writes each digit's
 /// run to its place in the other buffer. With no values to gather this
@@ -416,17 +445,12 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
   const std::uint32_t num_chunks = lists.counters->chunk_count[rl.round];
   const int t = threadIdx.x;
   for (std::uint32_t chunk = blockIdx.x; chunk < num_chunks; chunk += gridDim.x) {
-    const int b = find_bucket<Shape::kThreads>(
-        rl.buckets, num_buckets,
-        [&](const Bucket& c) { return chunk - c.chunk_base < chunks_of(c.task.length, kChunk); }, &s.bucket);
-    const Bucket bucket = rl.buckets[b];
-    if (bucket.skip) continue;
-    const std::uint32_t k = chunk - bucket.chunk_base;
-    const std::uint64_t start = bucket.task.begin + std::uint64_t(k) * kChunk;
-    const std::uint32_t count = min(kChunk, bucket.task.length - k * kChunk);
-    const int high = task_high_bit(bucket.task);
-    const int low = max(data.begin_bit, high - kDigitBits);
-    const int bits = high - low;
+    const MsdChunk c = msd_chunk<Shape::kThreads>(rl, num_buckets, chunk, kChunk, data.begin_bit, &s.bucket);
+    if (c.info.skip) continue;
+    const Bucket& bucket = c.info;
+    const int b = c.bucket, low = c.low, bits = c.bits;
+    const std::uint64_t start = c.start;
+    const std::uint32_t count = c.count;
     const bool from_scratch = task_in_scratch(bucket.task);
 
     Bits key[Shape::kItemsMax];
@@ -506,17 +530,12 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
   const std::uint32_t lane = t % 32;
   for (std::uint32_t chunk = blockIdx.x; chunk < num_chunks; chunk += gridDim.x) {
     // Starts with a barrier: the previous chunk's shared arrays are free.
-    const int b = find_bucket<Shape::kThreads>(
-        rl.buckets, num_buckets,
-        [&](const Bucket& c) { return chunk - c.chunk_base < chunks_of(c.task.length, kChunk); }, &bucket_slot);
-    const Bucket bucket = rl.buckets[b];
-    if (bucket.skip) continue;
-    const std::uint32_t k = chunk - bucket.chunk_base;
-    const std::uint64_t start = bucket.task.begin + std::uint64_t(k) * kChunk;
-    const std::uint32_t count = min(kChunk, bucket.task.length - k * kChunk);
-    const int high = task_high_bit(bucket.task);
-    const int low = max(data.begin_bit, high - kDigitBits);
-    const int bits = high - low;
+    const MsdChunk c = msd_chunk<Shape::kThreads>(rl, num_buckets, chunk, kChunk, data.begin_bit, &bucket_slot);
+    if (c.info.skip) continue;
+    const Bucket& bucket = c.info;
+    const int b = c.bucket, low = c.low, bits = c.bits;
+    const std::uint64_t start = c.start;
+    const std::uint32_t count = c.count;
     const Bits* src_keys = data.key_source(bucket.task);
     const Value* src_values = data.value_source(bucket.task);
     std::uint32_t* my_counts = warp_counts + warp * kDigits;
