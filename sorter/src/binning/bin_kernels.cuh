@@ -8,7 +8,7 @@
 // tile id and counts records per tile, so every error is known before the
 // first write to user memory; a chained scan over ranges of tiles turns the
 // counts into the CSR offsets and every pass's digit starts. Each pass is then one scatter kernel, onesweep-style: rank
-// the chunk's records by digit (warp ballots), find the chunk's place among
+// the chunk's records by digit (warp match.any), find the chunk's place among
 // the chunks before it by decoupled look-back, stage the chunk sorted by
 // digit in shared memory, and write each digit's run.
 #pragma once
@@ -420,14 +420,8 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
     // Thread d: publish the digit's count in this chunk, find the counts of
     // the chunks before (decoupled look-back), then the digit's start in the
     // block and each warp's start within the digit.
-    {
+    warp_digit_starts<Policy::kThreads, Policy::kWarps, kDigits>(warp_hist, [&](std::uint32_t digit_total) {
       const int d = tid;
-      std::uint32_t digit_total = 0;
-      for (int w = 0; w < Policy::kWarps; ++w) {
-        const std::uint32_t c = warp_hist[w * kDigits + d];
-        warp_hist[w * kDigits + d] = digit_total;
-        digit_total += c;
-      }
       const bool used = std::uint32_t(d) <= digits_mask;
       // The digit's records in chunks 0 .. chunk - 1.
       const std::uint32_t before = used ? look_back(p.lookback + d, chunk, kDigits, digit_total) : 0u;
@@ -435,8 +429,8 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
       Scan(scan_temp).ExclusiveSum(digit_total, block_start);
       // global >= block_start: earlier digits precede everywhere.
       if (used) digit_offset[d] = p.digit_base[d] + before - block_start;
-      for (int w = 0; w < Policy::kWarps; ++w) warp_hist[w * kDigits + d] += block_start;
-    }
+      return block_start;
+    });
     __syncthreads();
   #pragma unroll
     for (int j = 0; j < kItems; ++j) pos[j] += my_hist[(tile[j] >> p.shift) & digits_mask];

@@ -74,25 +74,18 @@ cudaError_t launch_sorts(const SortCall& call) {
 
   // 1. MSD rounds for large segments.
   if (call.num_msd_rounds > 0) {
-    // Values: the staged scatter; keys alone: the chunk sorted in registers.
-    constexpr bool kStaged = kHasValues<Value> || Policy::kMsdStagedScatterKeysOnly;
-    constexpr int kScatterThreads = kStaged ? Policy::MsdScatter::kThreads : Policy::Msd::kThreads;
-    constexpr std::size_t kScatterSmem =
-        kStaged ? MsdScatterSmem<Policy, Bits, Value>::kBytes : sizeof(LargeStorage<typename Policy::Msd, Bits, Value>);
+    using Scatter = MsdScatterLaunch<Policy, Bits, Value>;
     const auto histogram = msd_histogram_kernel<Policy, Bits, Value>;
-    const auto scatter = [] {
-      if constexpr (kStaged) return msd_scatter_kernel<Policy, Bits, Value>;
-      else return msd_scatter_keys_kernel<Policy, Bits, Value>;
-    }();
+    const auto scatter = Scatter::kernel();
     int hist_blocks = 0, scatter_blocks = 0;
     if ((err = persistent_grid(reinterpret_cast<const void*>(histogram), Policy::Msd::kThreads, 0, &hist_blocks))) return err;
-    if ((err = persistent_grid(reinterpret_cast<const void*>(scatter), kScatterThreads, kScatterSmem, &scatter_blocks))) return err;
+    if ((err = persistent_grid(reinterpret_cast<const void*>(scatter), Scatter::kThreads, Scatter::kSmemBytes, &scatter_blocks))) return err;
     for (int round = 0; round < call.num_msd_rounds; ++round) {
       const RoundLists rl = round_lists(lists, round);
       err = launch_kernel(histogram, hist_blocks, Policy::Msd::kThreads, 0, call.stream, call.programmatic, data, lists,
                           rl, call.num_msd_rounds, call.counts.block_limits, call.counts.pack);
       if (err != cudaSuccess) return err;
-      err = launch_kernel(scatter, scatter_blocks, kScatterThreads, kScatterSmem, call.stream, call.programmatic,
+      err = launch_kernel(scatter, scatter_blocks, Scatter::kThreads, Scatter::kSmemBytes, call.stream, call.programmatic,
                           data, lists, rl);
       if (err != cudaSuccess) return err;
     }

@@ -232,7 +232,7 @@ struct Sm75Policy : Sm90Policy {
                                  std::tuple_element_t<3, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<3, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<3, Sm90Policy::BlockShapes>>;
-  // 64-bit keys with 64-bit values (74 KB with values staged) read their
+  // 64-bit keys with 64-bit values (81 KB with values staged) read their
   // values from global memory instead.
   static constexpr std::size_t kMsdScatterSmemMax = 60 * 1024;
 };

@@ -146,6 +146,31 @@ __device__ __forceinline__ void rank_in_warp(DigitOf digit, std::uint32_t* count
   }
 }
 
+/// Per-warp digit counts (`counts[w * kDigits + d]`, as rank_in_warp leaves
+/// them) to each warp's start in the block: thread d < kDigits sums digit d
+/// over the warps; `start_of(total)`, called by every thread of the block
+/// (it may scan), gives the digit's start in the block; counts[w][d] then
+/// becomes that start plus digit d's count in the warps before w.
+template <int kThreads, int kWarps, int kDigits, class StartOf>
+__device__ __forceinline__ void warp_digit_starts(std::uint32_t* counts, StartOf start_of) {
+  const int d = threadIdx.x;
+  const bool owns_digit = kThreads == kDigits || d < kDigits;
+  std::uint32_t total = 0;
+  if (owns_digit) {
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) {
+      const std::uint32_t c = counts[w * kDigits + d];
+      counts[w * kDigits + d] = total;
+      total += c;
+    }
+  }
+  const std::uint32_t start = start_of(total);
+  if (owns_digit) {
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) counts[w * kDigits + d] += start;
+  }
+}
+
 /// Copies one 4- or 8-byte word into shared memory. From sm_80 on it is a
 /// cp.async: the copy proceeds while the thread goes on, and holds no
 /// register. Older GPUs copy through a register.

@@ -561,7 +561,7 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
       commit_shared_copies();
       wait_shared_copy_groups<1>();  // the keys; the values stay in flight
     } else {
-      wait_shared_copy_groups<0>();
+      wait_shared_copies();
     }
     // Digits are packed four to a register (one per register spilled at 64).
     // Each thread reads back only the keys it copied itself.
@@ -581,26 +581,15 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
 
     // Thread d < kDigits: digit d's start in the chunk, each warp's start
     // within it, and where the digit's run goes.
-    {
+    warp_digit_starts<Shape::kThreads, kWarps, kDigits>(warp_counts, [&](std::uint32_t digit_total) {
       const int d = t;
-      std::uint32_t digit_total = 0;
-      if (d < kDigits) {
-#pragma unroll
-        for (int w = 0; w < kWarps; ++w) {
-          const std::uint32_t c = warp_counts[w * kDigits + d];
-          warp_counts[w * kDigits + d] = digit_total;
-          digit_total += c;
-        }
-      }
       std::uint32_t chunk_start;
       Scan(scan_temp).ExclusiveSum(digit_total, chunk_start);
-      if (d < kDigits) {
+      if (d < kDigits)
         digit_dest[d] = rl.digit_base[std::uint64_t(b) * kDigits + d] +
                         rl.chunk_hist[std::uint64_t(chunk) * kDigits + d] - chunk_start;
-#pragma unroll
-        for (int w = 0; w < kWarps; ++w) warp_counts[w * kDigits + d] += chunk_start;
-      }
-    }
+      return chunk_start;
+    });
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < kItems; ++j) rank[j] = (rank[j] + my_counts[digit(j)]) | digit(j) << 16;  // (digit, rank in chunk)
@@ -633,6 +622,21 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
     }
   }
 }
+
+/// Which MSD scatter a sort of these types launches, with its block size and
+/// dynamic shared memory: the staged scatter with values, the chunk sort in
+/// registers for keys alone (Policy::kMsdStagedScatterKeysOnly).
+template <class Policy, class Bits, class Value>
+struct MsdScatterLaunch {
+  static constexpr bool kStaged = kHasValues<Value> || Policy::kMsdStagedScatterKeysOnly;
+  static constexpr int kThreads = kStaged ? Policy::MsdScatter::kThreads : Policy::Msd::kThreads;
+  static constexpr std::size_t kSmemBytes =
+      kStaged ? MsdScatterSmem<Policy, Bits, Value>::kBytes : sizeof(LargeStorage<typename Policy::Msd, Bits, Value>);
+  static constexpr auto kernel() {
+    if constexpr (kStaged) return msd_scatter_kernel<Policy, Bits, Value>;
+    else return msd_scatter_keys_kernel<Policy, Bits, Value>;
+  }
+};
 
 template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::Fallback::kThreads)
