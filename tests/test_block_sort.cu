@@ -19,6 +19,7 @@
 #include "reference.hpp"
 #include "tilesort/block/block_merge.cuh"
 #include "tilesort/block/block_sort.cuh"
+#include "tilesort/warp/warp_merge_sort.cuh"
 #include "tilesort/warp/warp_sort.cuh"
 
 namespace {
@@ -158,6 +159,22 @@ __global__ void warp_sort_kernel(const K* in_keys, const HostValue<V>* in_values
       if constexpr (kWithValues<V>) out_values[base + i] = value[r];
     }
   }
+}
+
+/// subwarp_merge_sort: each group of GROUP lanes sorts its GROUP * ITEMS
+/// words, blocked; two warps per block, so that warps use their own scratch.
+template <class Word, int GROUP, int ITEMS>
+__global__ void __launch_bounds__(64) warp_merge_sort_kernel(const Word* in, Word* out) {
+  constexpr int kWarps = 2;
+  __shared__ Word scratch[kWarps][tilesort::warp::merge_scratch_words<ITEMS, Word>()];
+  const int lane = int(threadIdx.x & 31u);
+  const std::size_t base = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) * ITEMS;  // blocked
+  Word word[ITEMS];
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) word[r] = in[base + r];
+  tilesort::warp::subwarp_merge_sort<GROUP, ITEMS>(word, scratch[threadIdx.x / 32], lane % GROUP);
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) out[base + r] = word[r];
 }
 
 // ---------------------------------------------------------------------------
@@ -524,6 +541,82 @@ TEST(WarpSort, BlockedLayout) {
       check_warp_sort<std::int64_t, std::uint64_t, 2, 32, GroupLayout::blocked>(order, dist, rng);
     }
   }
+}
+
+/// Random words per group: uniform, few distinct values (ties across runs),
+/// all equal, already sorted, reversed, and the largest word (padding).
+template <class Word, int GROUP, int ITEMS>
+void check_warp_merge_sort(Rng& rng, int mode) {
+  constexpr int kGroupItems = GROUP * ITEMS;
+  const int blocks = 24;
+  const std::size_t n = std::size_t(blocks) * 64 * ITEMS;
+  std::vector<Word> in(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Word r = Word(rng());
+    switch (mode) {
+      case 0: in[i] = r; break;
+      case 1: in[i] = r % 5 == 4 ? ~Word(0) : r % 5; break;
+      case 2: in[i] = Word(7); break;
+      case 3: in[i] = Word(i % kGroupItems); break;
+      default: in[i] = Word(kGroupItems - i % kGroupItems); break;
+    }
+  }
+  DeviceBuffer d_in, d_out;
+  ASSERT_NO_FATAL_FAILURE(upload(d_in, in));
+  ASSERT_EQ(d_out.alloc(n * sizeof(Word)), cudaSuccess);
+  warp_merge_sort_kernel<Word, GROUP, ITEMS><<<blocks, 64>>>(d_in.as<const Word>(), d_out.as<Word>());
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<Word> got(n);
+  ASSERT_NO_FATAL_FAILURE(download(got, d_out));
+  std::vector<Word> want = in;
+  for (std::size_t g = 0; g < n; g += kGroupItems) std::sort(want.begin() + g, want.begin() + g + kGroupItems);
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(got[i], want[i]) << "subwarp_merge_sort<" << GROUP << ", " << ITEMS << "> of " << sizeof(Word) * 8
+                               << "-bit words, input mode " << mode << ": item " << i % kGroupItems << " of group "
+                               << i / kGroupItems << " (" << tstest::seed_message() << ")";
+}
+
+// Batcher's network in registers, by the 0-1 principle: a comparator network
+// sorts every input if it sorts every input of zeros and ones.
+TEST(WarpMergeSort, RegisterNetworkSortsEveryBinaryInput) {
+  const auto check = [](auto n_tag) {
+    constexpr int N = decltype(n_tag)::value;
+    for (std::uint32_t bits = 0; bits < (1u << N); ++bits) {
+      std::uint32_t w[N];
+      for (int i = 0; i < N; ++i) w[i] = (bits >> i) & 1u;
+      tilesort::warp::detail::odd_even_merge_sort<N>(w);
+      for (int i = 1; i < N; ++i) ASSERT_LE(w[i - 1], w[i]) << "N = " << N << ", input bits " << bits;
+    }
+  };
+  check(std::integral_constant<int, 1>{});
+  check(std::integral_constant<int, 2>{});
+  check(std::integral_constant<int, 4>{});
+  check(std::integral_constant<int, 8>{});
+  check(std::integral_constant<int, 16>{});
+}
+
+// Every group width the library could use, 4- and 8-byte words.
+TEST(WarpMergeSort, GroupsItemsAndWords) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  for (int mode = 0; mode < 5; ++mode) {
+    check_warp_merge_sort<std::uint64_t, 16, 8>(rng, mode);
+    check_warp_merge_sort<std::uint32_t, 16, 8>(rng, mode);
+    check_warp_merge_sort<std::uint64_t, 32, 4>(rng, mode);
+    check_warp_merge_sort<std::uint64_t, 8, 8>(rng, mode);
+    check_warp_merge_sort<std::uint32_t, 32, 8>(rng, mode);
+    check_warp_merge_sort<std::uint64_t, 2, 16>(rng, mode);
+    check_warp_merge_sort<std::uint32_t, 4, 1>(rng, mode);
+    check_warp_merge_sort<std::uint64_t, 1, 8>(rng, mode);
+  }
+}
+
+TEST(BlockSanitizer, WarpMergeSort) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  check_warp_merge_sort<std::uint64_t, 16, 8>(rng, 1);
+  check_warp_merge_sort<std::uint32_t, 16, 8>(rng, 0);
 }
 
 // (16-bit key, 16-bit position) words: both strategies, both arrangements,

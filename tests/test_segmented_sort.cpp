@@ -652,6 +652,41 @@ TEST_F(SegmentedSortMaxSize, PlanOf2p31Minus1Items) {
 }
 
 // ---------------------------------------------------------------------------
+// The warp classes' merge sort (65..128 keys, 32-bit keys with no or 32-bit
+// values: two segments per warp, 16 lanes x 8): every length of the class,
+// odd counts so that a warp's second group has no segment, every key
+// distribution, both orders, full and partial bit ranges (the latter carry
+// positions in the words), and the wide types that keep the network.
+// ---------------------------------------------------------------------------
+using SegmentedSortWarpMerge = GpuTest;
+
+TEST_F(SegmentedSortWarpMerge, EveryLengthOfTheClass) {
+  TS_TRACE_SEED();
+  const std::vector<std::pair<int, int>> ranges = {{0, -1}, {0, 16}, {5, 27}, {31, 32}};
+  int i = 0;
+  for (const Combo& p : spread_combos()) {
+    for (Dist dist : all_dists()) {
+      std::vector<std::uint64_t> sizes;
+      for (std::uint64_t n = 65; n <= 128; ++n) sizes.push_back(n);
+      // Runs of one length, so that consecutive segments share a warp.
+      const std::uint64_t run = 65 + rng_() % 64;
+      for (int k = 0; k < 7; ++k) sizes.push_back(run);
+      std::shuffle(sizes.begin(), sizes.end(), rng_);
+      auto [b, e] = ranges[i++ % ranges.size()];
+      if (is_float(p.key)) b = 0, e = -1;  // float keys: the total order, all bits
+      SCOPED_TRACE(::testing::Message() << combo_name(p) << " " << name_of(dist) << " bits [" << b << "," << e << ")");
+      const HostCase c = make_case(p.key, p.value, p.offset, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
+      RunOptions o = random_options(rng_, p.order, c);
+      if (e >= 0) {
+        o.begin_bit = key_bits(p.key) == 64 ? b + 32 : b;
+        o.end_bit = key_bits(p.key) == 64 ? e + 32 : e;
+      }
+      ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
 // Sanitizer subset: small, but through every kernel path
 // (warp classes, both block classes, MSD rounds, skewed-bucket fallback).
 // ---------------------------------------------------------------------------
@@ -737,6 +772,34 @@ TEST_F(SanitizerSegmentedSort, MsdSpans) {
     const HostCase c = make_case(KeyType::u32, vt, OffsetType::u32, sizes, Dist::uniform, rng_, 2, 2);
     RunOptions o;
     o.order = vt == ValueType::none ? Order::descending : Order::ascending;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
+// The warp merge sort's shared scratch, for each kind of word it sorts:
+// keys alone, keys with positions (partial bits), keys with values.
+TEST_F(SanitizerSegmentedSort, WarpMergeClass) {
+  TS_TRACE_SEED();
+  struct Kind {
+    KeyType key;
+    ValueType value;
+    Order order;
+    int begin_bit, end_bit;
+  };
+  const Kind kinds[] = {{KeyType::u32, ValueType::none, Order::ascending, 0, -1},
+                        {KeyType::i32, ValueType::none, Order::descending, 3, 19},
+                        {KeyType::u32, ValueType::b32, Order::ascending, 0, -1},
+                        {KeyType::f32, ValueType::b32, Order::descending, 0, -1}};
+  for (const Kind& k : kinds) {
+    SCOPED_TRACE(::testing::Message() << name_of(k.key) << " " << name_of(k.value) << " " << name_of(k.order));
+    std::vector<std::uint64_t> sizes;
+    for (std::uint64_t n = 60; n <= 130; n += 3) sizes.push_back(n);
+    std::shuffle(sizes.begin(), sizes.end(), rng_);
+    const HostCase c = make_case(k.key, k.value, OffsetType::u32, sizes, Dist::few_unique, rng_, 3, 3);
+    RunOptions o;
+    o.order = k.order;
+    o.begin_bit = k.begin_bit;
+    o.end_bit = k.end_bit;
     ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
   }
 }

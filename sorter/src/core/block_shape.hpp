@@ -25,12 +25,21 @@ struct GridShape {
   static constexpr int kMinBlocks = MIN_BLOCKS_;
 };
 
+/// How a warp sort's group sorts: the bitonic network in registers
+/// (warp/warp_bitonic_sort.cuh), or a merge sort through shared memory
+/// (warp/warp_merge_sort.cuh: runs in registers, then merge-path levels;
+/// blocked layout, 32-bit keys only).
+enum class WarpAlgorithm { bitonic, merge };
+
 /// A warp sort's group: GROUP lanes x ITEMS keys per segment, laid out
-/// over the lanes as LAYOUT.
-template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT>
+/// over the lanes as LAYOUT, sorted by ALGORITHM.
+template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT, WarpAlgorithm ALGORITHM = WarpAlgorithm::bitonic>
 struct GroupShape {
   static constexpr int kGroup = GROUP, kItems = ITEMS;
   static constexpr warp::GroupLayout kLayout = LAYOUT;
+  static constexpr WarpAlgorithm kAlgorithm = ALGORITHM;
+  static_assert(ALGORITHM == WarpAlgorithm::bitonic || LAYOUT == warp::GroupLayout::blocked,
+                "the merge sort holds its items blocked");
 };
 
 /// How a one-block shape sorts: block::BlockSort (the public device API:

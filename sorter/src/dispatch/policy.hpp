@@ -43,10 +43,21 @@ struct Sm90Policy {
     // keys 0.511 -> 0.459, fixed-48 u64 0.524 -> 0.472, fixed-24 u32 pairs
     // 0.243 -> 0.226, uniform:0:32 u32 pairs 0.260 -> 0.244.
     static constexpr warp::GroupLayout kLayout = warp::GroupLayout::blocked;
-    // The groups of the warp size classes, in class order: 8, 16, 32, 64
-    // and 128 keys (only the last three are listed: the walk takes the rest).
-    using ClassShapes = std::tuple<GroupShape<2, 4, kLayout>, GroupShape<4, 4, kLayout>, GroupShape<8, 4, kLayout>,
-                                   GroupShape<16, 4, kLayout>, GroupShape<32, 4, kLayout>>;
+    // The groups of the warp size classes for keys of KEY_BYTES and values
+    // of VALUE_BYTES (0: none), in class order: 8, 16, 32, 64 and 128 keys
+    // (only the last three are listed: the walk takes the rest). 65..128
+    // 32-bit keys with no or 32-bit values take the merge sort, two segments
+    // per warp in 16 lanes x 8: the network over 128 keys, a whole warp per
+    // segment, does 28 stages of which 15 shuffle, and it was compute-bound
+    // at 0.42-0.6x cub's segmented sort (fixed-80..112).
+    template <int KEY_BYTES, int VALUE_BYTES>
+    static constexpr bool kMerge128 = KEY_BYTES == 4 && VALUE_BYTES <= 4;
+    template <int KEY_BYTES, int VALUE_BYTES>
+    using ClassShapes =
+        std::tuple<GroupShape<2, 4, kLayout>, GroupShape<4, 4, kLayout>, GroupShape<8, 4, kLayout>,
+                   GroupShape<16, 4, kLayout>,
+                   std::conditional_t<kMerge128<KEY_BYTES, VALUE_BYTES>, GroupShape<16, 8, kLayout, WarpAlgorithm::merge>,
+                                      GroupShape<32, 4, kLayout>>>;
     // The walk's shapes for keys of KEY_BYTES and values of VALUE_BYTES (0:
     // none).
     template <int KEY_BYTES, int VALUE_BYTES>
@@ -78,10 +89,15 @@ struct Sm90Policy {
       static constexpr bool kPrefetchL1 = KEY_BYTES == 8;
     };
   };
-  static_assert(std::tuple_size_v<Warp::ClassShapes> == kNumWarpClasses, "one group shape per warp class");
-  static_assert(std::tuple_element_t<kClassWarp128, Warp::ClassShapes>::kGroup *
-                        std::tuple_element_t<kClassWarp128, Warp::ClassShapes>::kItems ==
-                    kWarpSortMax,
+  static_assert(std::tuple_size_v<Warp::ClassShapes<4, 4>> == kNumWarpClasses &&
+                    std::tuple_size_v<Warp::ClassShapes<8, 8>> == kNumWarpClasses,
+                "one group shape per warp class");
+  static_assert(std::tuple_element_t<kClassWarp128, Warp::ClassShapes<4, 4>>::kGroup *
+                            std::tuple_element_t<kClassWarp128, Warp::ClassShapes<4, 4>>::kItems ==
+                        kWarpSortMax &&
+                    std::tuple_element_t<kClassWarp128, Warp::ClassShapes<8, 8>>::kGroup *
+                            std::tuple_element_t<kClassWarp128, Warp::ClassShapes<8, 8>>::kItems ==
+                        kWarpSortMax,
                 "the last warp class ends at kWarpSortMax");
   // Segments of up to this many keys are sorted by the walk over the
   // segments (kernels/warp_sort.cuh), never listed and never windowed.

@@ -1,6 +1,7 @@
 // Segments of up to kWarpSortMax (128) keys: bitonic networks in registers,
 // one lane per segment of up to 8 keys, groups of lanes (the segment blocked
-// over them) for longer ones.
+// over them) for longer ones; where the policy's shape says so, a merge sort
+// through shared memory (warp/warp_merge_sort.cuh) instead of the network.
 //
 // Every warp class and the small ranges that the MSD path produced are
 // sorted by two kernels. The walk takes batches of 32 consecutive segments
@@ -18,22 +19,59 @@
 #include "kernels/common.cuh"
 #include "kernels/pack.cuh"
 #include "tilesort/warp/warp_bitonic_sort.cuh"
+#include "tilesort/thread/sort_word.cuh"
+#include "tilesort/warp/warp_merge_sort.cuh"
 
 namespace tilesort {
 namespace detail {
 
-/// The group shape of warp size class CLASS (Tuning: a policy's Warp).
-template <class Tuning, int CLASS>
-using WarpClassShape = std::tuple_element_t<CLASS, typename Tuning::ClassShapes>;
+/// The group shape of warp size class CLASS for keys of KEY_BYTES and
+/// values of VALUE_BYTES (0: none) (Tuning: a policy's Warp).
+template <class Tuning, int CLASS, int KEY_BYTES, int VALUE_BYTES>
+using WarpClassShape = std::tuple_element_t<CLASS, typename Tuning::template ClassShapes<KEY_BYTES, VALUE_BYTES>>;
 
-template <class Tuning>
+/// VALUE_BYTES of a value type.
+template <class Value>
+constexpr int value_bytes_of() {
+  return kHasValues<Value> ? int(sizeof(Value)) : 0;
+}
+
+template <class Tuning, int KEY_BYTES, int VALUE_BYTES>
 __device__ __forceinline__ std::uint32_t groups_per_warp(int size_class) {
   switch (size_class) {
-    case kClassWarp8: return 32 / WarpClassShape<Tuning, kClassWarp8>::kGroup;
-    case kClassWarp16: return 32 / WarpClassShape<Tuning, kClassWarp16>::kGroup;
-    case kClassWarp32: return 32 / WarpClassShape<Tuning, kClassWarp32>::kGroup;
-    case kClassWarp64: return 32 / WarpClassShape<Tuning, kClassWarp64>::kGroup;
-    default: return 32 / WarpClassShape<Tuning, kClassWarp128>::kGroup;
+    case kClassWarp8: return 32 / WarpClassShape<Tuning, kClassWarp8, KEY_BYTES, VALUE_BYTES>::kGroup;
+    case kClassWarp16: return 32 / WarpClassShape<Tuning, kClassWarp16, KEY_BYTES, VALUE_BYTES>::kGroup;
+    case kClassWarp32: return 32 / WarpClassShape<Tuning, kClassWarp32, KEY_BYTES, VALUE_BYTES>::kGroup;
+    case kClassWarp64: return 32 / WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, VALUE_BYTES>::kGroup;
+    default: return 32 / WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, VALUE_BYTES>::kGroup;
+  }
+}
+
+/// Items per lane of the listed classes' merge sorts (0 when none merges):
+/// what a warp's shared scratch must hold.
+template <class Tuning, int KEY_BYTES, int VALUE_BYTES>
+constexpr int merge_items_max() {
+  int items = 0;
+  if (WarpClassShape<Tuning, kClassWarp32, KEY_BYTES, VALUE_BYTES>::kAlgorithm == WarpAlgorithm::merge)
+    items = WarpClassShape<Tuning, kClassWarp32, KEY_BYTES, VALUE_BYTES>::kItems;
+  if (WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, VALUE_BYTES>::kAlgorithm == WarpAlgorithm::merge &&
+      WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, VALUE_BYTES>::kItems > items)
+    items = WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, VALUE_BYTES>::kItems;
+  if (WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, VALUE_BYTES>::kAlgorithm == WarpAlgorithm::merge &&
+      WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, VALUE_BYTES>::kItems > items)
+    items = WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, VALUE_BYTES>::kItems;
+  return items;
+}
+
+/// Sorts a group's words, blocked over its lanes, by the shape's algorithm.
+/// The merge sort needs `warp_scratch` (this warp's shared memory).
+template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT, WarpAlgorithm ALGORITHM, class Word>
+__device__ __forceinline__ void sort_group_words(Word (&word)[ITEMS], Word* warp_scratch, int lane_in_group) {
+  if constexpr (ALGORITHM == WarpAlgorithm::merge) {
+    warp::subwarp_merge_sort<GROUP, ITEMS>(word, warp_scratch, lane_in_group);
+  } else {
+    std::uint32_t unused[ITEMS];
+    warp::subwarp_bitonic_sort<GROUP, ITEMS, false, LAYOUT>(word, unused, ~Word(0), lane_in_group);
   }
 }
 
@@ -42,12 +80,11 @@ __device__ __forceinline__ std::uint32_t groups_per_warp(int size_class) {
 /// and two shuffles instead of a two-part comparison of separate registers.
 /// Keys and values are gathered through the positions afterwards (the keys
 /// were just loaded, so those reads hit L1).
-template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT, class Value>
+template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT, WarpAlgorithm ALGORITHM, class Value>
 __device__ __forceinline__ void warp_sort_task_packed(const SortData<std::uint32_t, Value>& data, const Task& task,
-                                                      int lane_in_group) {
+                                                      int lane_in_group, std::uint64_t* warp_scratch) {
   const std::uint32_t* src_keys = data.key_source(task) + task.begin;
   std::uint64_t word[ITEMS];
-  std::uint32_t unused[ITEMS];
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) {
     const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
@@ -55,36 +92,69 @@ __device__ __forceinline__ void warp_sort_task_packed(const SortData<std::uint32
                   ? (std::uint64_t(data.codec.encode(src_keys[i]) & data.compare_mask) << 32) | i
                   : ~std::uint64_t(0);  // padding: after every real item
   }
-  warp::subwarp_bitonic_sort<GROUP, ITEMS, false, LAYOUT>(word, unused, ~std::uint64_t(0), lane_in_group);
+  sort_group_words<GROUP, ITEMS, LAYOUT, ALGORITHM>(word, warp_scratch, lane_in_group);
 
-  std::uint32_t key[ITEMS];
-  Value value[ITEMS];
+  if constexpr (ALGORITHM == WarpAlgorithm::merge) {
+    static_assert(!kHasValues<Value> || sizeof(Value) == 4, "the merge's scratch holds a key and a 4-byte value");
+    // Each gathered (key, value) waits in the merge's scratch, where this
+    // lane's words were, instead of in registers: 8 keys and 8 values with
+    // their addresses in flight made 8 items per lane spill.
+    const int base = (int(threadIdx.x % 32) / GROUP) * (GROUP * ITEMS) + lane_in_group * ITEMS;
 #pragma unroll
-  for (int r = 0; r < ITEMS; ++r) {
-    if (std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group)) < task.length) {
-      const std::uint32_t from = std::uint32_t(word[r]);
-      key[r] = src_keys[from];
-      if constexpr (kHasValues<Value>) value[r] = data.value_source(task)[task.begin + from];
+    for (int r = 0; r < ITEMS; ++r) {
+      if (std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group)) < task.length) {
+        const std::uint32_t from = std::uint32_t(word[r]);
+        std::uint64_t kv = src_keys[from];
+        if constexpr (kHasValues<Value>)
+          kv |= std::uint64_t(tilesort::bit_cast_to<std::uint32_t>(data.value_source(task)[task.begin + from])) << 32;
+        warp_scratch[warp::detail::merge_slot<std::uint64_t>(base + r)] = kv;
+      }
     }
-  }
-  __syncwarp();  // in place: every read of the segment precedes every write
+    __syncwarp();  // in place: every read of the segment precedes every write
 #pragma unroll
-  for (int r = 0; r < ITEMS; ++r) {
-    const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
-    if (i < task.length) {
-      data.keys[task.begin + i] = key[r];
-      if constexpr (kHasValues<Value>) data.values[task.begin + i] = value[r];
+    for (int r = 0; r < ITEMS; ++r) {
+      const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
+      if (i < task.length) {
+        const std::uint64_t kv = warp_scratch[warp::detail::merge_slot<std::uint64_t>(base + r)];
+        data.keys[task.begin + i] = std::uint32_t(kv);
+        if constexpr (kHasValues<Value>) data.values[task.begin + i] = tilesort::bit_cast_to<Value>(std::uint32_t(kv >> 32));
+      }
+    }
+    __syncwarp();  // the scratch is read before the group's next sort writes it
+  } else {
+    std::uint32_t key[ITEMS];
+    Value value[ITEMS];
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+      if (std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group)) < task.length) {
+        const std::uint32_t from = std::uint32_t(word[r]);
+        key[r] = src_keys[from];
+        if constexpr (kHasValues<Value>) value[r] = data.value_source(task)[task.begin + from];
+      }
+    }
+    __syncwarp();  // in place: every read of the segment precedes every write
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+      const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
+      if (i < task.length) {
+        data.keys[task.begin + i] = key[r];
+        if constexpr (kHasValues<Value>) data.values[task.begin + i] = value[r];
+      }
     }
   }
 }
 
 /// Loads one task per group, sorts it, writes it to the user arrays. A group
-/// with task.length == 0 still takes part in the shuffles.
-template <int GROUP, int ITEMS, bool TRACK_INDEX, warp::GroupLayout LAYOUT, class Bits, class Value>
-__device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data, const Task& task,
-                                               int lane_in_group) {
+/// with task.length == 0 still takes part in the shuffles. The merge sort
+/// (32-bit keys only) needs `warp_scratch`: merge_scratch_words<ITEMS,
+/// std::uint64_t>() words of this warp's shared memory.
+template <int GROUP, int ITEMS, bool TRACK_INDEX, warp::GroupLayout LAYOUT,
+          WarpAlgorithm ALGORITHM = WarpAlgorithm::bitonic, class Bits, class Value>
+__device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data, const Task& task, int lane_in_group,
+                                               std::uint64_t* warp_scratch = nullptr) {
+  static_assert(ALGORITHM == WarpAlgorithm::bitonic || sizeof(Bits) == 4, "the warp merge sort takes 32-bit keys");
   if constexpr (TRACK_INDEX && sizeof(Bits) == 4) {
-    warp_sort_task_packed<GROUP, ITEMS, LAYOUT>(data, task, lane_in_group);
+    warp_sort_task_packed<GROUP, ITEMS, LAYOUT, ALGORITHM>(data, task, lane_in_group, warp_scratch);
     return;
   }
   const Bits* src_keys = data.key_source(task);
@@ -96,7 +166,13 @@ __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data
     key[r] = i < task.length ? data.codec.encode(src_keys[task.begin + i]) : kAllOnes<Bits>;
     idx[r] = i;
   }
-  warp::subwarp_bitonic_sort<GROUP, ITEMS, TRACK_INDEX, LAYOUT>(key, idx, data.compare_mask, lane_in_group);
+  if constexpr (ALGORITHM == WarpAlgorithm::merge) {
+    // All bits compared and no values: equal keys are identical, so the
+    // keys themselves are the words.
+    sort_group_words<GROUP, ITEMS, LAYOUT, ALGORITHM>(key, reinterpret_cast<Bits*>(warp_scratch), lane_in_group);
+  } else {
+    warp::subwarp_bitonic_sort<GROUP, ITEMS, TRACK_INDEX, LAYOUT>(key, idx, data.compare_mask, lane_in_group);
+  }
 
   Value value[ITEMS];
   if constexpr (kHasValues<Value>) {
@@ -120,14 +196,15 @@ __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data
 template <class Tuning, int CLASS, bool TRACK_INDEX, class Bits, class Value>
 __device__ __forceinline__ void warp_sort_class(const SortData<Bits, Value>& data, const WorkLists& lists,
                                                 std::uint32_t region_begin, std::uint32_t count,
-                                                std::uint32_t warp_task) {
-  using Shape = WarpClassShape<Tuning, CLASS>;
+                                                std::uint32_t warp_task, std::uint64_t* warp_scratch) {
+  using Shape = WarpClassShape<Tuning, CLASS, int(sizeof(Bits)), value_bytes_of<Value>()>;
   constexpr int kGroupsPerWarp = 32 / Shape::kGroup;
   const int lane = threadIdx.x & 31;
   const std::uint32_t segment = warp_task * kGroupsPerWarp + std::uint32_t(lane / Shape::kGroup);
   Task task{0, 0, 0};
   if (segment < count) task = data.window_task(lists.class_segments[region_begin + segment]);
-  warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX, Shape::kLayout>(data, task, lane % Shape::kGroup);
+  warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX, Shape::kLayout, Shape::kAlgorithm>(
+      data, task, lane % Shape::kGroup, warp_scratch);
 }
 
 /// A child range (from the MSD path) of up to kWarpSortMax keys, sorted by a whole warp.
@@ -251,21 +328,37 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
   enter_dependent_kernel();
   if (sort_aborted(lists)) return;
   const Counters& counters = *lists.counters;
+  // Per warp: the merge sorts' scratch (one word when no class merges).
+  constexpr int kMergeItems = merge_items_max<Tuning, int(sizeof(Bits)), value_bytes_of<Value>()>();
+  constexpr int kScratchWords = kMergeItems ? warp::merge_scratch_words<kMergeItems, std::uint64_t>() : 1;
+  __shared__ std::uint64_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
+  std::uint64_t* const warp_scratch = merge_scratch[threadIdx.x / 32];
 
   // Virtual task space: warps needed per class, then one warp per child task.
-  std::uint32_t first_warp[kNumWarpClasses + 1];
-  std::uint32_t region_begin[kNumWarpClasses];
-  std::uint32_t count[kNumWarpClasses];
-  std::uint32_t region = 0, warps = 0;
+  // The table lives in shared memory: in registers it held 16 of them
+  // through every task, which made the merge sort's 8 words per lane spill.
+  struct TaskSpace {
+    std::uint32_t first_warp[kNumWarpClasses + 1];
+    std::uint32_t region_begin[kNumWarpClasses];
+    std::uint32_t count[kNumWarpClasses];
+  };
+  __shared__ TaskSpace space;
+  if (threadIdx.x == 0) {
+    std::uint32_t region = 0, warps = 0;
 #pragma unroll
-  for (int c = 0; c < kNumWarpClasses; ++c) {
-    count[c] = counters.class_count[c];
-    region_begin[c] = region;
-    first_warp[c] = warps;
-    region += count[c];
-    warps += (count[c] + groups_per_warp<Tuning>(c) - 1) / groups_per_warp<Tuning>(c);
+    for (int c = 0; c < kNumWarpClasses; ++c) {
+      const std::uint32_t n = counters.class_count[c];
+      space.count[c] = n;
+      space.region_begin[c] = region;
+      space.first_warp[c] = warps;
+      region += n;
+      const std::uint32_t groups = groups_per_warp<Tuning, int(sizeof(Bits)), value_bytes_of<Value>()>(c);
+      warps += (n + groups - 1) / groups;
+    }
+    space.first_warp[kNumWarpClasses] = warps;
   }
-  first_warp[kNumWarpClasses] = warps;
+  __syncthreads();
+  const std::uint32_t warps = space.first_warp[kNumWarpClasses];
   const std::uint32_t children = lists.child_tasks[0] ? counters.child_count[0] : 0u;
   const std::uint32_t total = warps + children;
 
@@ -277,24 +370,23 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
       warp_sort_child<Tuning, TRACK_INDEX>(data, lists.child_tasks[0][v - warps]);
       continue;
     }
-    // Select with constant indices only, so the arrays stay in registers.
     int c = 0;
-    std::uint32_t t = v, region = region_begin[0], n = count[0];
 #pragma unroll
-    for (int k = 1; k < kNumWarpClasses; ++k) {
-      if (v >= first_warp[k]) {
-        c = k;
-        t = v - first_warp[k];
-        region = region_begin[k];
-        n = count[k];
-      }
-    }
+    for (int k = 1; k < kNumWarpClasses; ++k)
+      if (v >= space.first_warp[k]) c = k;
+    const std::uint32_t t = v - space.first_warp[c];
+    const std::uint32_t region = space.region_begin[c];
+    const std::uint32_t n = space.count[c];
     // The walk takes every segment of up to 16 keys (Policy::walk_max), so
     // the 2..8 and 9..16 lists are empty and c is at least kClassWarp32.
     switch (c) {
-      case kClassWarp32: warp_sort_class<Tuning, kClassWarp32, TRACK_INDEX>(data, lists, region, n, t); break;
-      case kClassWarp64: warp_sort_class<Tuning, kClassWarp64, TRACK_INDEX>(data, lists, region, n, t); break;
-      default: warp_sort_class<Tuning, kClassWarp128, TRACK_INDEX>(data, lists, region, n, t); break;
+      case kClassWarp32:
+        warp_sort_class<Tuning, kClassWarp32, TRACK_INDEX>(data, lists, region, n, t, warp_scratch);
+        break;
+      case kClassWarp64:
+        warp_sort_class<Tuning, kClassWarp64, TRACK_INDEX>(data, lists, region, n, t, warp_scratch);
+        break;
+      default: warp_sort_class<Tuning, kClassWarp128, TRACK_INDEX>(data, lists, region, n, t, warp_scratch); break;
     }
   }
 }

@@ -1,0 +1,170 @@
+// Sub-warp merge sort of GROUP * ITEMS words, blocked over the group's lanes.
+//
+// A warp is split into 32 / GROUP groups that sort independently (several
+// short segments per warp, as with the bitonic networks of
+// warp_bitonic_sort.cuh). Each lane first sorts its own ITEMS words in
+// registers (Batcher's odd-even merge network: 19 compare-exchanges for 8),
+// then log2(GROUP) merge levels double the sorted runs through shared
+// memory: every lane stores its run, finds by a merge-path binary search
+// where its ITEMS outputs of the merged pair start, and merges them
+// serially, one shared-memory load per output.
+//
+// Why not the network all the way: a bitonic network of N = GROUP * ITEMS
+// items does N/2 * log2(N) * (log2(N) + 1) / 2 compare-exchanges, and its
+// cross-lane stages cost a shuffle per item each. The merge levels cost
+// about ITEMS steps plus a search of log2(run) probes per lane, so from 64
+// items on the merge sort issues fewer instructions per key (CUB sorts its
+// medium segments, up to 112 keys, the same way: 16 lanes x 7 items).
+//
+// Words compare as unsigned integers (4- or 8-byte). Stable: on equal words
+// the run on the left goes first, and every lane's first pass is a fixed
+// network on distinct register positions, which callers make a total order
+// by packing the input position into the word (as the sorter's packed
+// (key, position) words do). For words that are equal only when they are
+// bit-identical (keys without positions, all bits compared) order among
+// equals is invisible anyway.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "tilesort/thread/key_codec.cuh"  // TILESORT_HD
+
+namespace tilesort {
+namespace warp {
+
+namespace detail {
+
+/// One spare word after every 128 bytes: a group's blocked stores
+/// (lane g writes words g * ITEMS + r) then hit distinct banks for
+/// ITEMS <= 16 with 4-byte words and ITEMS <= 8 with 8-byte words.
+template <class Word>
+TILESORT_HD constexpr int merge_slot(int i) {
+  return i + i / int(128 / sizeof(Word));
+}
+
+template <class Word>
+TILESORT_HD void compare_exchange(Word& a, Word& b) {
+  const Word lo = a < b ? a : b;
+  const Word hi = a < b ? b : a;
+  a = lo;
+  b = hi;
+}
+
+/// Batcher's odd-even merge sort of N (a power of two) registers, ascending.
+/// Batcher's odd-even merge of registers [LO, HI] (inclusive) at stride R.
+/// Templates rather than loops, so that every index is a constant and the
+/// words stay in registers (loops over these bounds were not unrolled).
+template <int LO, int HI, int R>
+struct OddEvenMerge {
+  template <int N, class Word>
+  static TILESORT_HD void apply(Word (&w)[N]) {
+    constexpr int kStep = 2 * R;
+    if constexpr (kStep < HI - LO) {
+      OddEvenMerge<LO, HI, kStep>::apply(w);
+      OddEvenMerge<LO + R, HI, kStep>::apply(w);
+#pragma unroll
+      for (int i = LO + R; i < HI - R; i += kStep) compare_exchange(w[i], w[i + R]);
+    } else {
+      compare_exchange(w[LO], w[LO + R]);
+    }
+  }
+};
+
+template <int LO, int HI>
+struct OddEvenMergeSort {
+  template <int N, class Word>
+  static TILESORT_HD void apply(Word (&w)[N]) {
+    if constexpr (HI > LO) {
+      constexpr int kMid = LO + (HI - LO) / 2;
+      OddEvenMergeSort<LO, kMid>::apply(w);
+      OddEvenMergeSort<kMid + 1, HI>::apply(w);
+      OddEvenMerge<LO, HI, 1>::apply(w);
+    }
+  }
+};
+
+/// Batcher's odd-even merge sort of N (a power of two) registers, ascending
+/// (19 compare-exchanges for 8). Host and device, so that tests can check
+/// the network on the CPU.
+template <int N, class Word>
+TILESORT_HD void odd_even_merge_sort(Word (&w)[N]) {
+  static_assert(N >= 1 && (N & (N - 1)) == 0, "a power of two");
+  OddEvenMergeSort<0, N - 1>::apply(w);
+}
+
+}  // namespace detail
+
+/// Words of shared memory subwarp_merge_sort needs per warp.
+template <int ITEMS, class Word>
+constexpr int merge_scratch_words() {
+  return 32 * ITEMS + (32 * ITEMS) / int(128 / sizeof(Word)) + 1;
+}
+
+/// Sorts GROUP * ITEMS words per group ascending (unsigned comparison).
+/// Blocked in and out: lane g of a group holds items [g * ITEMS,
+/// (g + 1) * ITEMS) in word[0..ITEMS). All 32 lanes of the warp must call it
+/// together (it synchronises the warp with __syncwarp). `warp_scratch`:
+/// merge_scratch_words<ITEMS, Word>() words of shared memory owned by this
+/// warp, not used by it between the call's entry and return; it is left
+/// holding unspecified words. Padding items (beyond a segment's end) should
+/// hold the largest word, so that they sort last. Preconditions: GROUP and
+/// ITEMS powers of two, GROUP <= 32.
+template <int GROUP, int ITEMS, class Word>
+__device__ __forceinline__ void subwarp_merge_sort(Word (&word)[ITEMS], Word* warp_scratch, int lane_in_group) {
+  static_assert(std::is_same<Word, std::uint32_t>::value || std::is_same<Word, std::uint64_t>::value,
+                "words: std::uint32_t or std::uint64_t");
+  static_assert(GROUP >= 1 && GROUP <= 32 && (GROUP & (GROUP - 1)) == 0, "GROUP: power of two <= 32");
+  static_assert(ITEMS >= 1 && (ITEMS & (ITEMS - 1)) == 0, "ITEMS: power of two");
+  constexpr int kGroupItems = GROUP * ITEMS;
+
+  detail::odd_even_merge_sort<ITEMS>(word);
+
+  // Items of this lane's group start at group_base in the warp's scratch.
+  const int group_base = (int(threadIdx.x % 32) / GROUP) * kGroupItems;
+  const int mine = lane_in_group * ITEMS;  // first item of this lane in the group
+  const auto at = [&](int i) { return warp_scratch[detail::merge_slot<Word>(group_base + i)]; };
+#pragma unroll
+  for (int width = ITEMS; width < kGroupItems; width *= 2) {
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) warp_scratch[detail::merge_slot<Word>(group_base + mine + r)] = word[r];
+    __syncwarp();
+    // The pair of runs this lane's outputs come from: A = [a0, a0 + width),
+    // B = [a0 + width, a0 + 2 * width); diag = outputs of the pair before
+    // this lane's first one.
+    const int a0 = mine & ~(2 * width - 1);
+    const int b0 = a0 + width;
+    const int diag = mine - a0;
+    // Merge path: how many of the first `diag` outputs come from A (B's
+    // item goes first only when strictly smaller: A first on ties).
+    int lo = diag > width ? diag - width : 0;
+    int hi = diag < width ? diag : width;
+    while (lo < hi) {
+      const int mid = (lo + hi) >> 1;
+      if (at(b0 + diag - 1 - mid) < at(a0 + mid)) hi = mid;
+      else lo = mid + 1;
+    }
+    int i = lo;          // next of A
+    int j = diag - lo;   // next of B
+    // Heads of both runs; an exhausted run's head is never taken.
+    Word a = at(a0 + (i < width ? i : width - 1));
+    Word b = at(b0 + (j < width ? j : width - 1));
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+      const bool take_b = j < width && (i >= width || b < a);
+      word[r] = take_b ? b : a;
+      if (take_b) ++j;
+      else ++i;
+      // One load per step: the new head of the run that advanced (clamped
+      // into the run; a head past its run's end is never taken).
+      const int next = take_b ? b0 + (j < width ? j : width - 1) : a0 + (i < width ? i : width - 1);
+      const Word w = at(next);
+      if (take_b) b = w;
+      else a = w;
+    }
+    __syncwarp();  // every read of this level before the next level's stores
+  }
+}
+
+}  // namespace warp
+}  // namespace tilesort
