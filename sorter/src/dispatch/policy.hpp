@@ -43,21 +43,30 @@ struct Sm90Policy {
     // keys 0.511 -> 0.459, fixed-48 u64 0.524 -> 0.472, fixed-24 u32 pairs
     // 0.243 -> 0.226, uniform:0:32 u32 pairs 0.260 -> 0.244.
     static constexpr warp::GroupLayout kLayout = warp::GroupLayout::blocked;
-    // The groups of the warp size classes for keys of KEY_BYTES and values
-    // of VALUE_BYTES (0: none), in class order: 8, 16, 32, 64 and 128 keys
-    // (only the last three are listed: the walk takes the rest). 65..128
-    // 32-bit keys with no or 32-bit values take the merge sort, two segments
-    // per warp in 16 lanes x 8: the network over 128 keys, a whole warp per
-    // segment, does 28 stages of which 15 shuffle, and it was compute-bound
-    // at 0.42-0.6x cub's segmented sort (fixed-80..112).
-    template <int KEY_BYTES, int VALUE_BYTES>
-    static constexpr bool kMerge128 = KEY_BYTES == 4 && VALUE_BYTES <= 4;
-    template <int KEY_BYTES, int VALUE_BYTES>
-    using ClassShapes =
-        std::tuple<GroupShape<2, 4, kLayout>, GroupShape<4, 4, kLayout>, GroupShape<8, 4, kLayout>,
-                   GroupShape<16, 4, kLayout>,
-                   std::conditional_t<kMerge128<KEY_BYTES, VALUE_BYTES>, GroupShape<16, 8, kLayout, WarpAlgorithm::merge>,
-                                      GroupShape<32, 4, kLayout>>>;
+    // The groups of the warp size classes for keys of KEY_BYTES, sorted with
+    // their positions (TRACK_INDEX: values, or a partial bit range) or alone,
+    // in class order: 8, 16, 32, 64 and 128 keys (only the last three are
+    // listed: the walk takes the rest). 32-bit keys alone take the merge
+    // sort from 33 keys on (8 lanes x 8 and 16 lanes x 8, four and two
+    // segments per warp), where the networks shuffle in most of their
+    // stages. Same-run A/B on the H200, keys only, network -> merge:
+    // fixed-40 0.274 -> 0.194 ms, fixed-64 0.186 -> 0.145, fixed-80 0.340
+    // -> 0.240, fixed-112 0.255 -> 0.190, fixed-128 0.227 -> 0.176,
+    // uniform:65:128 0.290 -> 0.208. With positions the networks stay: the
+    // merge of 64-bit (key, position) words, with the gathered pairs staged
+    // in the scratch so that 8 per lane did not spill, took fixed-64 u32
+    // pairs from 0.222 to 0.256 ms and fixed-128 from 0.259 to 0.289; a
+    // stable merge of 32-bit keys with their values in a second plane (no
+    // gather) from 0.218 to 0.279 and from 0.252 to 0.321.
+    template <int KEY_BYTES, bool TRACK_INDEX>
+    static constexpr bool kMergeKeys = KEY_BYTES == 4 && !TRACK_INDEX;
+    template <int KEY_BYTES, bool TRACK_INDEX>
+    using ClassShapes = std::tuple<
+        GroupShape<2, 4, kLayout>, GroupShape<4, 4, kLayout>, GroupShape<8, 4, kLayout>,
+        std::conditional_t<kMergeKeys<KEY_BYTES, TRACK_INDEX>, GroupShape<8, 8, kLayout, WarpAlgorithm::merge>,
+                           GroupShape<16, 4, kLayout>>,
+        std::conditional_t<kMergeKeys<KEY_BYTES, TRACK_INDEX>, GroupShape<16, 8, kLayout, WarpAlgorithm::merge>,
+                           GroupShape<32, 4, kLayout>>>;
     // The walk's shapes for keys of KEY_BYTES and values of VALUE_BYTES (0:
     // none).
     template <int KEY_BYTES, int VALUE_BYTES>
@@ -89,15 +98,13 @@ struct Sm90Policy {
       static constexpr bool kPrefetchL1 = KEY_BYTES == 8;
     };
   };
-  static_assert(std::tuple_size_v<Warp::ClassShapes<4, 4>> == kNumWarpClasses &&
-                    std::tuple_size_v<Warp::ClassShapes<8, 8>> == kNumWarpClasses,
-                "one group shape per warp class");
-  static_assert(std::tuple_element_t<kClassWarp128, Warp::ClassShapes<4, 4>>::kGroup *
-                            std::tuple_element_t<kClassWarp128, Warp::ClassShapes<4, 4>>::kItems ==
-                        kWarpSortMax &&
-                    std::tuple_element_t<kClassWarp128, Warp::ClassShapes<8, 8>>::kGroup *
-                            std::tuple_element_t<kClassWarp128, Warp::ClassShapes<8, 8>>::kItems ==
-                        kWarpSortMax,
+  template <class Shapes>
+  static constexpr bool kEndsAtWarpSortMax =
+      std::tuple_size_v<Shapes> == kNumWarpClasses &&
+      std::tuple_element_t<kClassWarp128, Shapes>::kGroup * std::tuple_element_t<kClassWarp128, Shapes>::kItems ==
+          kWarpSortMax;
+  static_assert(kEndsAtWarpSortMax<Warp::ClassShapes<4, false>> && kEndsAtWarpSortMax<Warp::ClassShapes<4, true>> &&
+                    kEndsAtWarpSortMax<Warp::ClassShapes<8, true>>,
                 "the last warp class ends at kWarpSortMax");
   // Segments of up to this many keys are sorted by the walk over the
   // segments (kernels/warp_sort.cuh), never listed and never windowed.

@@ -19,60 +19,41 @@
 #include "kernels/common.cuh"
 #include "kernels/pack.cuh"
 #include "tilesort/warp/warp_bitonic_sort.cuh"
-#include "tilesort/thread/sort_word.cuh"
 #include "tilesort/warp/warp_merge_sort.cuh"
 
 namespace tilesort {
 namespace detail {
 
-/// The group shape of warp size class CLASS for keys of KEY_BYTES and
-/// values of VALUE_BYTES (0: none) (Tuning: a policy's Warp).
-template <class Tuning, int CLASS, int KEY_BYTES, int VALUE_BYTES>
-using WarpClassShape = std::tuple_element_t<CLASS, typename Tuning::template ClassShapes<KEY_BYTES, VALUE_BYTES>>;
+/// The group shape of warp size class CLASS for keys of KEY_BYTES, sorted
+/// with their positions (TRACK_INDEX) or alone (Tuning: a policy's Warp).
+template <class Tuning, int CLASS, int KEY_BYTES, bool TRACK_INDEX>
+using WarpClassShape = std::tuple_element_t<CLASS, typename Tuning::template ClassShapes<KEY_BYTES, TRACK_INDEX>>;
 
-/// VALUE_BYTES of a value type.
-template <class Value>
-constexpr int value_bytes_of() {
-  return kHasValues<Value> ? int(sizeof(Value)) : 0;
-}
-
-template <class Tuning, int KEY_BYTES, int VALUE_BYTES>
+template <class Tuning, int KEY_BYTES, bool TRACK_INDEX>
 __device__ __forceinline__ std::uint32_t groups_per_warp(int size_class) {
   switch (size_class) {
-    case kClassWarp8: return 32 / WarpClassShape<Tuning, kClassWarp8, KEY_BYTES, VALUE_BYTES>::kGroup;
-    case kClassWarp16: return 32 / WarpClassShape<Tuning, kClassWarp16, KEY_BYTES, VALUE_BYTES>::kGroup;
-    case kClassWarp32: return 32 / WarpClassShape<Tuning, kClassWarp32, KEY_BYTES, VALUE_BYTES>::kGroup;
-    case kClassWarp64: return 32 / WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, VALUE_BYTES>::kGroup;
-    default: return 32 / WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, VALUE_BYTES>::kGroup;
+    case kClassWarp8: return 32 / WarpClassShape<Tuning, kClassWarp8, KEY_BYTES, TRACK_INDEX>::kGroup;
+    case kClassWarp16: return 32 / WarpClassShape<Tuning, kClassWarp16, KEY_BYTES, TRACK_INDEX>::kGroup;
+    case kClassWarp32: return 32 / WarpClassShape<Tuning, kClassWarp32, KEY_BYTES, TRACK_INDEX>::kGroup;
+    case kClassWarp64: return 32 / WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, TRACK_INDEX>::kGroup;
+    default: return 32 / WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, TRACK_INDEX>::kGroup;
   }
 }
 
 /// Items per lane of the listed classes' merge sorts (0 when none merges):
 /// what a warp's shared scratch must hold.
-template <class Tuning, int KEY_BYTES, int VALUE_BYTES>
+template <class Tuning, int KEY_BYTES, bool TRACK_INDEX>
 constexpr int merge_items_max() {
   int items = 0;
-  if (WarpClassShape<Tuning, kClassWarp32, KEY_BYTES, VALUE_BYTES>::kAlgorithm == WarpAlgorithm::merge)
-    items = WarpClassShape<Tuning, kClassWarp32, KEY_BYTES, VALUE_BYTES>::kItems;
-  if (WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, VALUE_BYTES>::kAlgorithm == WarpAlgorithm::merge &&
-      WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, VALUE_BYTES>::kItems > items)
-    items = WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, VALUE_BYTES>::kItems;
-  if (WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, VALUE_BYTES>::kAlgorithm == WarpAlgorithm::merge &&
-      WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, VALUE_BYTES>::kItems > items)
-    items = WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, VALUE_BYTES>::kItems;
+  if (WarpClassShape<Tuning, kClassWarp32, KEY_BYTES, TRACK_INDEX>::kAlgorithm == WarpAlgorithm::merge)
+    items = WarpClassShape<Tuning, kClassWarp32, KEY_BYTES, TRACK_INDEX>::kItems;
+  if (WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, TRACK_INDEX>::kAlgorithm == WarpAlgorithm::merge &&
+      WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, TRACK_INDEX>::kItems > items)
+    items = WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, TRACK_INDEX>::kItems;
+  if (WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, TRACK_INDEX>::kAlgorithm == WarpAlgorithm::merge &&
+      WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, TRACK_INDEX>::kItems > items)
+    items = WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, TRACK_INDEX>::kItems;
   return items;
-}
-
-/// Sorts a group's words, blocked over its lanes, by the shape's algorithm.
-/// The merge sort needs `warp_scratch` (this warp's shared memory).
-template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT, WarpAlgorithm ALGORITHM, class Word>
-__device__ __forceinline__ void sort_group_words(Word (&word)[ITEMS], Word* warp_scratch, int lane_in_group) {
-  if constexpr (ALGORITHM == WarpAlgorithm::merge) {
-    warp::subwarp_merge_sort<GROUP, ITEMS>(word, warp_scratch, lane_in_group);
-  } else {
-    std::uint32_t unused[ITEMS];
-    warp::subwarp_bitonic_sort<GROUP, ITEMS, false, LAYOUT>(word, unused, ~Word(0), lane_in_group);
-  }
 }
 
 /// 32-bit keys with positions: the network sorts one 64-bit word per item,
@@ -80,11 +61,12 @@ __device__ __forceinline__ void sort_group_words(Word (&word)[ITEMS], Word* warp
 /// and two shuffles instead of a two-part comparison of separate registers.
 /// Keys and values are gathered through the positions afterwards (the keys
 /// were just loaded, so those reads hit L1).
-template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT, WarpAlgorithm ALGORITHM, class Value>
+template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT, class Value>
 __device__ __forceinline__ void warp_sort_task_packed(const SortData<std::uint32_t, Value>& data, const Task& task,
-                                                      int lane_in_group, std::uint64_t* warp_scratch) {
+                                                      int lane_in_group) {
   const std::uint32_t* src_keys = data.key_source(task) + task.begin;
   std::uint64_t word[ITEMS];
+  std::uint32_t unused[ITEMS];
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) {
     const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
@@ -92,103 +74,76 @@ __device__ __forceinline__ void warp_sort_task_packed(const SortData<std::uint32
                   ? (std::uint64_t(data.codec.encode(src_keys[i]) & data.compare_mask) << 32) | i
                   : ~std::uint64_t(0);  // padding: after every real item
   }
-  sort_group_words<GROUP, ITEMS, LAYOUT, ALGORITHM>(word, warp_scratch, lane_in_group);
+  warp::subwarp_bitonic_sort<GROUP, ITEMS, false, LAYOUT>(word, unused, ~std::uint64_t(0), lane_in_group);
 
-  if constexpr (ALGORITHM == WarpAlgorithm::merge) {
-    static_assert(!kHasValues<Value> || sizeof(Value) == 4, "the merge's scratch holds a key and a 4-byte value");
-    // Each gathered (key, value) waits in the merge's scratch, where this
-    // lane's words were, instead of in registers: 8 keys and 8 values with
-    // their addresses in flight made 8 items per lane spill.
-    const int base = (int(threadIdx.x % 32) / GROUP) * (GROUP * ITEMS) + lane_in_group * ITEMS;
-#pragma unroll
-    for (int r = 0; r < ITEMS; ++r) {
-      if (std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group)) < task.length) {
-        const std::uint32_t from = std::uint32_t(word[r]);
-        std::uint64_t kv = src_keys[from];
-        if constexpr (kHasValues<Value>)
-          kv |= std::uint64_t(tilesort::bit_cast_to<std::uint32_t>(data.value_source(task)[task.begin + from])) << 32;
-        warp_scratch[warp::detail::merge_slot<std::uint64_t>(base + r)] = kv;
-      }
-    }
-    __syncwarp();  // in place: every read of the segment precedes every write
-#pragma unroll
-    for (int r = 0; r < ITEMS; ++r) {
-      const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
-      if (i < task.length) {
-        const std::uint64_t kv = warp_scratch[warp::detail::merge_slot<std::uint64_t>(base + r)];
-        data.keys[task.begin + i] = std::uint32_t(kv);
-        if constexpr (kHasValues<Value>) data.values[task.begin + i] = tilesort::bit_cast_to<Value>(std::uint32_t(kv >> 32));
-      }
-    }
-    __syncwarp();  // the scratch is read before the group's next sort writes it
-  } else {
-    std::uint32_t key[ITEMS];
-    Value value[ITEMS];
-#pragma unroll
-    for (int r = 0; r < ITEMS; ++r) {
-      if (std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group)) < task.length) {
-        const std::uint32_t from = std::uint32_t(word[r]);
-        key[r] = src_keys[from];
-        if constexpr (kHasValues<Value>) value[r] = data.value_source(task)[task.begin + from];
-      }
-    }
-    __syncwarp();  // in place: every read of the segment precedes every write
-#pragma unroll
-    for (int r = 0; r < ITEMS; ++r) {
-      const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
-      if (i < task.length) {
-        data.keys[task.begin + i] = key[r];
-        if constexpr (kHasValues<Value>) data.values[task.begin + i] = value[r];
-      }
-    }
-  }
-}
-
-/// Loads one task per group, sorts it, writes it to the user arrays. A group
-/// with task.length == 0 still takes part in the shuffles. The merge sort
-/// (32-bit keys only) needs `warp_scratch`: merge_scratch_words<ITEMS,
-/// std::uint64_t>() words of this warp's shared memory.
-template <int GROUP, int ITEMS, bool TRACK_INDEX, warp::GroupLayout LAYOUT,
-          WarpAlgorithm ALGORITHM = WarpAlgorithm::bitonic, class Bits, class Value>
-__device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data, const Task& task, int lane_in_group,
-                                               std::uint64_t* warp_scratch = nullptr) {
-  static_assert(ALGORITHM == WarpAlgorithm::bitonic || sizeof(Bits) == 4, "the warp merge sort takes 32-bit keys");
-  if constexpr (TRACK_INDEX && sizeof(Bits) == 4) {
-    warp_sort_task_packed<GROUP, ITEMS, LAYOUT, ALGORITHM>(data, task, lane_in_group, warp_scratch);
-    return;
-  }
-  const Bits* src_keys = data.key_source(task);
-  Bits key[ITEMS];
-  std::uint32_t idx[ITEMS];
+  std::uint32_t key[ITEMS];
+  Value value[ITEMS];
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) {
-    const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
-    key[r] = i < task.length ? data.codec.encode(src_keys[task.begin + i]) : kAllOnes<Bits>;
-    idx[r] = i;
-  }
-  if constexpr (ALGORITHM == WarpAlgorithm::merge) {
-    // All bits compared and no values: equal keys are identical, so the
-    // keys themselves are the words.
-    sort_group_words<GROUP, ITEMS, LAYOUT, ALGORITHM>(key, reinterpret_cast<Bits*>(warp_scratch), lane_in_group);
-  } else {
-    warp::subwarp_bitonic_sort<GROUP, ITEMS, TRACK_INDEX, LAYOUT>(key, idx, data.compare_mask, lane_in_group);
-  }
-
-  Value value[ITEMS];
-  if constexpr (kHasValues<Value>) {
-    const Value* src_values = data.value_source(task);
-#pragma unroll
-    for (int r = 0; r < ITEMS; ++r)
-      if (std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group)) < task.length)
-        value[r] = src_values[task.begin + idx[r]];
+    if (std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group)) < task.length) {
+      const std::uint32_t from = std::uint32_t(word[r]);
+      key[r] = src_keys[from];
+      if constexpr (kHasValues<Value>) value[r] = data.value_source(task)[task.begin + from];
+    }
   }
   __syncwarp();  // in place: every read of the segment precedes every write
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) {
     const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
     if (i < task.length) {
-      data.keys[task.begin + i] = data.codec.decode(key[r]);
+      data.keys[task.begin + i] = key[r];
       if constexpr (kHasValues<Value>) data.values[task.begin + i] = value[r];
+    }
+  }
+}
+
+/// Loads one task per group, sorts it, writes it to the user arrays. A group
+/// with task.length == 0 still takes part in the shuffles. The merge sort
+/// (32-bit keys without positions only) needs `warp_scratch`:
+/// merge_scratch_words<ITEMS, std::uint32_t>() words of this warp's shared
+/// memory.
+template <int GROUP, int ITEMS, bool TRACK_INDEX, warp::GroupLayout LAYOUT,
+          WarpAlgorithm ALGORITHM = WarpAlgorithm::bitonic, class Bits, class Value>
+__device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data, const Task& task, int lane_in_group,
+                                               std::uint32_t* warp_scratch = nullptr) {
+  static_assert(ALGORITHM == WarpAlgorithm::bitonic || (!TRACK_INDEX && sizeof(Bits) == 4),
+                "the warp merge sort takes 32-bit keys without positions");
+  if constexpr (TRACK_INDEX && sizeof(Bits) == 4) {
+    warp_sort_task_packed<GROUP, ITEMS, LAYOUT>(data, task, lane_in_group);
+  } else {
+    const Bits* src_keys = data.key_source(task);
+    Bits key[ITEMS];
+    std::uint32_t idx[ITEMS];
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+      const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
+      key[r] = i < task.length ? data.codec.encode(src_keys[task.begin + i]) : kAllOnes<Bits>;
+      idx[r] = i;
+    }
+    if constexpr (ALGORITHM == WarpAlgorithm::merge) {
+      // All bits compared and no values: equal keys are identical, so the
+      // keys themselves are the words.
+      warp::subwarp_merge_sort<GROUP, ITEMS>(key, warp_scratch, lane_in_group);
+    } else {
+      warp::subwarp_bitonic_sort<GROUP, ITEMS, TRACK_INDEX, LAYOUT>(key, idx, data.compare_mask, lane_in_group);
+    }
+
+    Value value[ITEMS];
+    if constexpr (kHasValues<Value>) {
+      const Value* src_values = data.value_source(task);
+#pragma unroll
+      for (int r = 0; r < ITEMS; ++r)
+        if (std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group)) < task.length)
+          value[r] = src_values[task.begin + idx[r]];
+    }
+    __syncwarp();  // in place: every read of the segment precedes every write
+#pragma unroll
+    for (int r = 0; r < ITEMS; ++r) {
+      const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
+      if (i < task.length) {
+        data.keys[task.begin + i] = data.codec.decode(key[r]);
+        if constexpr (kHasValues<Value>) data.values[task.begin + i] = value[r];
+      }
     }
   }
 }
@@ -196,8 +151,8 @@ __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data
 template <class Tuning, int CLASS, bool TRACK_INDEX, class Bits, class Value>
 __device__ __forceinline__ void warp_sort_class(const SortData<Bits, Value>& data, const WorkLists& lists,
                                                 std::uint32_t region_begin, std::uint32_t count,
-                                                std::uint32_t warp_task, std::uint64_t* warp_scratch) {
-  using Shape = WarpClassShape<Tuning, CLASS, int(sizeof(Bits)), value_bytes_of<Value>()>;
+                                                std::uint32_t warp_task, std::uint32_t* warp_scratch) {
+  using Shape = WarpClassShape<Tuning, CLASS, int(sizeof(Bits)), TRACK_INDEX>;
   constexpr int kGroupsPerWarp = 32 / Shape::kGroup;
   const int lane = threadIdx.x & 31;
   const std::uint32_t segment = warp_task * kGroupsPerWarp + std::uint32_t(lane / Shape::kGroup);
@@ -329,10 +284,10 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
   if (sort_aborted(lists)) return;
   const Counters& counters = *lists.counters;
   // Per warp: the merge sorts' scratch (one word when no class merges).
-  constexpr int kMergeItems = merge_items_max<Tuning, int(sizeof(Bits)), value_bytes_of<Value>()>();
-  constexpr int kScratchWords = kMergeItems ? warp::merge_scratch_words<kMergeItems, std::uint64_t>() : 1;
-  __shared__ std::uint64_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
-  std::uint64_t* const warp_scratch = merge_scratch[threadIdx.x / 32];
+  constexpr int kMergeItems = merge_items_max<Tuning, int(sizeof(Bits)), TRACK_INDEX>();
+  constexpr int kScratchWords = kMergeItems ? warp::merge_scratch_words<kMergeItems, std::uint32_t>() : 1;
+  __shared__ std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
+  std::uint32_t* const warp_scratch = merge_scratch[threadIdx.x / 32];
 
   // Virtual task space: warps needed per class, then one warp per child task.
   // The table lives in shared memory: in registers it held 16 of them
@@ -352,7 +307,7 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
       space.region_begin[c] = region;
       space.first_warp[c] = warps;
       region += n;
-      const std::uint32_t groups = groups_per_warp<Tuning, int(sizeof(Bits)), value_bytes_of<Value>()>(c);
+      const std::uint32_t groups = groups_per_warp<Tuning, int(sizeof(Bits)), TRACK_INDEX>(c);
       warps += (n + groups - 1) / groups;
     }
     space.first_warp[kNumWarpClasses] = warps;

@@ -9,20 +9,20 @@
 // where its ITEMS outputs of the merged pair start, and merges them
 // serially, one shared-memory load per output.
 //
-// Why not the network all the way: a bitonic network of N = GROUP * ITEMS
-// items does N/2 * log2(N) * (log2(N) + 1) / 2 compare-exchanges, and its
-// cross-lane stages cost a shuffle per item each. The merge levels cost
-// about ITEMS steps plus a search of log2(run) probes per lane, so from 64
-// items on the merge sort issues fewer instructions per key (CUB sorts its
-// medium segments, up to 112 keys, the same way: 16 lanes x 7 items).
+// Against the bitonic networks: a network over N = GROUP * ITEMS items does
+// N/2 * log2(N) * (log2(N) + 1) / 2 compare-exchanges, and in its cross-lane
+// stages every item costs a shuffle. A merge level costs a lane ITEMS
+// stores, a search of about log2(run) probes and ITEMS steps. The library's
+// warp classes measured it faster for 32-bit words in groups of 64 and 128
+// (8 x 8 and 16 x 8, keys only: 22-30% less time on the H200), and slower
+// for 64-bit (key, position) words, whose shared-memory traffic doubles
+// (docs/design.md). CUB sorts its medium segments, up to 112 keys, the same
+// way (16 lanes x 7 items).
 //
-// Words compare as unsigned integers (4- or 8-byte). Stable: on equal words
-// the run on the left goes first, and every lane's first pass is a fixed
-// network on distinct register positions, which callers make a total order
-// by packing the input position into the word (as the sorter's packed
-// (key, position) words do). For words that are equal only when they are
-// bit-identical (keys without positions, all bits compared) order among
-// equals is invisible anyway.
+// Words (std::uint32_t or std::uint64_t) compare as whole unsigned integers,
+// so equal words are identical and their order cannot be seen; to sort
+// records stably, pack the input position into the low bits of the word, as
+// the sorter's (key, position) words do.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +51,6 @@ TILESORT_HD void compare_exchange(Word& a, Word& b) {
   b = hi;
 }
 
-/// Batcher's odd-even merge sort of N (a power of two) registers, ascending.
 /// Batcher's odd-even merge of registers [LO, HI] (inclusive) at stride R.
 /// Templates rather than loops, so that every index is a constant and the
 /// words stay in registers (loops over these bounds were not unrolled).
@@ -63,7 +62,9 @@ struct OddEvenMerge {
     if constexpr (kStep < HI - LO) {
       OddEvenMerge<LO, HI, kStep>::apply(w);
       OddEvenMerge<LO + R, HI, kStep>::apply(w);
+#if defined(__CUDA_ARCH__)  // host compilers do not know the pragma
 #pragma unroll
+#endif
       for (int i = LO + R; i < HI - R; i += kStep) compare_exchange(w[i], w[i + R]);
     } else {
       compare_exchange(w[LO], w[LO + R]);
