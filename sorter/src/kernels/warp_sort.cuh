@@ -14,6 +14,7 @@
 // grids are persistent and sized by the GPU, not by the data.
 #pragma once
 
+#include <algorithm>
 #include <tuple>
 
 #include "kernels/common.cuh"
@@ -40,20 +41,19 @@ __device__ __forceinline__ std::uint32_t groups_per_warp(int size_class) {
   }
 }
 
+/// Items per lane of a group shape's merge sort, 0 for a network.
+template <class Shape>
+constexpr int merge_items_of() {
+  return Shape::kAlgorithm == WarpAlgorithm::merge ? Shape::kItems : 0;
+}
+
 /// Items per lane of the listed classes' merge sorts (0 when none merges):
 /// what a warp's shared scratch must hold.
 template <class Tuning, int KEY_BYTES, bool TRACK_INDEX>
 constexpr int merge_items_max() {
-  int items = 0;
-  if (WarpClassShape<Tuning, kClassWarp32, KEY_BYTES, TRACK_INDEX>::kAlgorithm == WarpAlgorithm::merge)
-    items = WarpClassShape<Tuning, kClassWarp32, KEY_BYTES, TRACK_INDEX>::kItems;
-  if (WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, TRACK_INDEX>::kAlgorithm == WarpAlgorithm::merge &&
-      WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, TRACK_INDEX>::kItems > items)
-    items = WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, TRACK_INDEX>::kItems;
-  if (WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, TRACK_INDEX>::kAlgorithm == WarpAlgorithm::merge &&
-      WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, TRACK_INDEX>::kItems > items)
-    items = WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, TRACK_INDEX>::kItems;
-  return items;
+  return std::max({merge_items_of<WarpClassShape<Tuning, kClassWarp32, KEY_BYTES, TRACK_INDEX>>(),
+                   merge_items_of<WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, TRACK_INDEX>>(),
+                   merge_items_of<WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, TRACK_INDEX>>()});
 }
 
 /// 32-bit keys with positions: the network sorts one 64-bit word per item,
