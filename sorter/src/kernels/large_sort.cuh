@@ -447,19 +447,16 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
   for (std::uint32_t chunk = blockIdx.x; chunk < num_chunks; chunk += gridDim.x) {
     const MsdChunk c = msd_chunk<Shape::kThreads>(rl, num_buckets, chunk, kChunk, data.begin_bit, &s.bucket);
     if (c.info.skip) continue;
-    const Bucket& bucket = c.info;
-    const int b = c.bucket, low = c.low, bits = c.bits;
-    const std::uint64_t start = c.start;
-    const std::uint32_t count = c.count;
-    const bool from_scratch = task_in_scratch(bucket.task);
+    const Task& task = c.info.task;
+    const bool from_scratch = task_in_scratch(task);
 
     Bits key[Shape::kItemsMax];
     std::uint32_t digit_start;
-    load_and_count_chunk<Shape>(data, data.key_source(bucket.task), start, count, low, bits, s, key, digit_start);
-    s.dest_base[t] = bucket.task.begin + rl.digit_base[std::uint64_t(b) * kDigits + t] +
+    load_and_count_chunk<Shape>(data, data.key_source(task), c.start, c.count, c.low, c.bits, s, key, digit_start);
+    s.dest_base[t] = task.begin + rl.digit_base[std::uint64_t(c.bucket) * kDigits + t] +
                      rl.chunk_hist[std::uint64_t(chunk) * kDigits + t] - digit_start;
     __syncthreads();
-    sort_and_write_chunk<Shape>(data, s, key, data.value_source(bucket.task), start, count, low, bits,
+    sort_and_write_chunk<Shape>(data, s, key, data.value_source(task), c.start, c.count, c.low, c.bits,
                                 from_scratch ? data.keys : data.scratch_keys,
                                 from_scratch ? data.values : data.scratch_values);
   }
@@ -532,12 +529,11 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
     // Starts with a barrier: the previous chunk's shared arrays are free.
     const MsdChunk c = msd_chunk<Shape::kThreads>(rl, num_buckets, chunk, kChunk, data.begin_bit, &bucket_slot);
     if (c.info.skip) continue;
-    const Bucket& bucket = c.info;
-    const int b = c.bucket, low = c.low, bits = c.bits;
+    const Task& task = c.info.task;
     const std::uint64_t start = c.start;
     const std::uint32_t count = c.count;
-    const Bits* src_keys = data.key_source(bucket.task);
-    const Value* src_values = data.value_source(bucket.task);
+    const Bits* src_keys = data.key_source(task);
+    const Value* src_values = data.value_source(task);
     std::uint32_t* my_counts = warp_counts + warp * kDigits;
     for (int d = int(lane); d < kDigits; d += 32) my_counts[d] = 0;
 
@@ -571,7 +567,8 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       const std::uint32_t local = warp_base + j * 32u + lane;
-      const std::uint32_t d = local < count ? digit_of(data.codec.encode(chunk_keys[local]), low, bits) : (1u << bits) - 1u;
+      const std::uint32_t d =
+          local < count ? digit_of(data.codec.encode(chunk_keys[local]), c.low, c.bits) : (1u << c.bits) - 1u;
       digit_bytes[j / 4] |= d << (8 * (j % 4));
     }
     __syncwarp();
@@ -586,7 +583,7 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
       std::uint32_t chunk_start;
       Scan(scan_temp).ExclusiveSum(digit_total, chunk_start);
       if (d < kDigits)
-        digit_dest[d] = rl.digit_base[std::uint64_t(b) * kDigits + d] +
+        digit_dest[d] = rl.digit_base[std::uint64_t(c.bucket) * kDigits + d] +
                         rl.chunk_hist[std::uint64_t(chunk) * kDigits + d] - chunk_start;
       return chunk_start;
     });
@@ -602,7 +599,7 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
     if constexpr (Smem::kStageValues) wait_shared_copies();
     __syncthreads();  // every thread's keys, values and input indices are in
 
-    const bool from_scratch = task_in_scratch(bucket.task);
+    const bool from_scratch = task_in_scratch(task);
     Bits* dst_keys = from_scratch ? data.keys : data.scratch_keys;
     Value* dst_values = from_scratch ? data.values : data.scratch_values;
     // A fixed trip count, unrolled, so that the shared loads of several
@@ -614,7 +611,7 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
       if (i < count) {
         const std::uint32_t word = staged[i];
         const std::uint32_t from = word & 0xFFFFu;
-        const std::uint64_t dst = bucket.task.begin + std::uint32_t(digit_dest[word >> 16] + i);
+        const std::uint64_t dst = task.begin + std::uint32_t(digit_dest[word >> 16] + i);
         dst_keys[dst] = chunk_keys[from];
         if constexpr (Smem::kStageValues) dst_values[dst] = chunk_values[from];
         else if constexpr (kHasValues<Value>) dst_values[dst] = src_values[start + from];
