@@ -140,9 +140,10 @@ struct NarrowSortWord {
 
 namespace thread {
 
-/// Orders a pair: afterwards `lo` precedes `hi` when `ascending`, else the reverse.
+/// Orders a pair: afterwards `lo` precedes `hi` when `ascending`, else the
+/// reverse. Host and device (warp_merge_sort.cuh's network is tested on the CPU).
 template <class Word>
-__device__ __forceinline__ void compare_exchange(Word& lo, Word& hi, bool ascending) {
+TILESORT_HD void compare_exchange(Word& lo, Word& hi, bool ascending) {
   const bool swap = (hi < lo) == ascending;
   const Word a = swap ? hi : lo;
   const Word b = swap ? lo : hi;

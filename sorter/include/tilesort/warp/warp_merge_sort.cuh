@@ -28,7 +28,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "tilesort/thread/key_codec.cuh"  // TILESORT_HD
+#include "tilesort/thread/sort_word.cuh"  // TILESORT_HD, thread::compare_exchange
 
 namespace tilesort {
 namespace warp {
@@ -41,14 +41,6 @@ namespace detail {
 template <class Word>
 TILESORT_HD constexpr int merge_slot(int i) {
   return i + i / int(128 / sizeof(Word));
-}
-
-template <class Word>
-TILESORT_HD void compare_exchange(Word& a, Word& b) {
-  const Word lo = a < b ? a : b;
-  const Word hi = a < b ? b : a;
-  a = lo;
-  b = hi;
 }
 
 /// Batcher's odd-even merge of registers [LO, HI] (inclusive) at stride R.
@@ -65,9 +57,9 @@ struct OddEvenMerge {
 #if defined(__CUDA_ARCH__)  // host compilers do not know the pragma
 #pragma unroll
 #endif
-      for (int i = LO + R; i < HI - R; i += kStep) compare_exchange(w[i], w[i + R]);
+      for (int i = LO + R; i < HI - R; i += kStep) thread::compare_exchange(w[i], w[i + R], true);
     } else {
-      compare_exchange(w[LO], w[LO + R]);
+      thread::compare_exchange(w[LO], w[LO + R], true);
     }
   }
 };
@@ -85,9 +77,9 @@ struct OddEvenMergeSort {
   }
 };
 
-/// Batcher's odd-even merge sort of N (a power of two) registers, ascending
-/// (19 compare-exchanges for 8). Host and device, so that tests can check
-/// the network on the CPU.
+/// Batcher's odd-even merge sort of N (a power of two) registers, ascending:
+/// 19 compare-exchanges for 8, where thread::sort_network's bitonic network
+/// takes 24. Host and device, so that tests can check the network on the CPU.
 template <int N, class Word>
 TILESORT_HD void odd_even_merge_sort(Word (&w)[N]) {
   static_assert(N >= 1 && (N & (N - 1)) == 0, "a power of two");
