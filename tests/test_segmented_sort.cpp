@@ -652,24 +652,24 @@ TEST_F(SegmentedSortMaxSize, PlanOf2p31Minus1Items) {
 }
 
 // ---------------------------------------------------------------------------
-// The warp classes' merge sort (65..128 keys, 32-bit keys with no or 32-bit
-// values: two segments per warp, 16 lanes x 8): every length of the class,
-// odd counts so that a warp's second group has no segment, every key
-// distribution, both orders, full and partial bit ranges (the latter carry
-// positions in the words), and the wide types that keep the network.
+// The warp classes' merge sort (32-bit keys alone, all bits: 33..64 keys in
+// 8 lanes x 8, 65..128 in 16 lanes x 8) and the networks beside it (values,
+// partial bit ranges, 64-bit keys): every length of both classes, runs of
+// one length so that consecutive segments share a warp, odd counts so that
+// a warp's last groups have no segment, every key distribution, both orders.
 // ---------------------------------------------------------------------------
 using SegmentedSortWarpMerge = GpuTest;
 
-TEST_F(SegmentedSortWarpMerge, EveryLengthOfTheClass) {
+TEST_F(SegmentedSortWarpMerge, EveryLengthOfTheMergeClasses) {
   TS_TRACE_SEED();
   const std::vector<std::pair<int, int>> ranges = {{0, -1}, {0, 16}, {5, 27}, {31, 32}};
   int i = 0;
   for (const Combo& p : spread_combos()) {
     for (Dist dist : all_dists()) {
       std::vector<std::uint64_t> sizes;
-      for (std::uint64_t n = 65; n <= 128; ++n) sizes.push_back(n);
+      for (std::uint64_t n = 33; n <= 128; ++n) sizes.push_back(n);
       // Runs of one length, so that consecutive segments share a warp.
-      const std::uint64_t run = 65 + rng_() % 64;
+      const std::uint64_t run = 33 + rng_() % 96;
       for (int k = 0; k < 7; ++k) sizes.push_back(run);
       std::shuffle(sizes.begin(), sizes.end(), rng_);
       auto [b, e] = ranges[i++ % ranges.size()];
@@ -776,8 +776,9 @@ TEST_F(SanitizerSegmentedSort, MsdSpans) {
   }
 }
 
-// The warp merge sort's shared scratch, for each kind of word it sorts:
-// keys alone, keys with positions (partial bits), keys with values.
+// The warp merge sort's shared scratch (keys alone) and, in the same
+// kernel, the networks that keys with positions (partial bits) or values
+// keep; 60..130 keys cross both merge classes.
 TEST_F(SanitizerSegmentedSort, WarpMergeClass) {
   TS_TRACE_SEED();
   struct Kind {
