@@ -105,6 +105,31 @@ __global__ void __launch_bounds__(T) narrow_positions_kernel(const std::uint32_t
   }
 }
 
+/// SortWords: one tile per block of caller-made 64-bit words, padding (~0)
+/// from valid on, as the library's one-block kernels make them. Writes every
+/// rank, padding included, so the host checks that it stays padding.
+template <int T, int I, bool STRIPED>
+__global__ void __launch_bounds__(T) sort_words_kernel(const std::uint64_t* in_words, const std::uint32_t*,
+                                                       std::uint64_t* out_words, std::uint32_t*, const int* valid) {
+  using Sort = tilesort::block::BlockSort<std::uint32_t, KeysOnly, T, I>;
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  auto& temp = *reinterpret_cast<typename Sort::TempStorage*>(shared_raw);
+  const std::size_t tile = std::size_t(blockIdx.x) * Sort::kTileItems;
+  const int n = valid[blockIdx.x];
+  std::uint64_t word[I];
+#pragma unroll
+  for (int r = 0; r < I; ++r) {
+    const int p = int(threadIdx.x) * I + r;
+    word[r] = p < n ? in_words[tile + p] : ~std::uint64_t(0);
+  }
+  Sort(temp).template SortWords<STRIPED>(word, n);
+#pragma unroll
+  for (int r = 0; r < I; ++r) {
+    const int rank = STRIPED ? r * T + int(threadIdx.x) : int(threadIdx.x) * I + r;
+    out_words[tile + rank] = word[r];
+  }
+}
+
 /// One tile per block holding two sorted runs [0, a) and [a, a + b).
 template <class K, class V, int T, int I>
 __global__ void __launch_bounds__(T) block_merge_kernel(const K* in_keys, const HostValue<V>* in_values, K* out_keys,
@@ -330,6 +355,51 @@ std::vector<int> valid_counts(int tile, bool all, Rng& rng, int samples = 24) {
   for (int n : {0, 1, 2, 31, 32, 33, tile / 2, tile / 2 + 1, tile - 1, tile, tile, tile}) v.push_back(std::min(n, tile));
   for (int s = 0; s < samples; ++s) v.push_back(int(rng() % std::uint64_t(tile + 1)));
   return v;
+}
+
+/// Valid counts at and beside every multiple of `run` (a warp's run of the
+/// warp-run strategy, where it starts or stops skipping work), plus the
+/// middle of each run.
+std::vector<int> run_boundary_counts(int tile, int run) {
+  std::vector<int> v;
+  for (int k = 0; k <= tile / run; ++k)
+    for (int n : {k * run - 1, k * run, k * run + 1, k * run + run / 2})
+      if (n >= 0 && n <= tile && (v.empty() || v.back() < n)) v.push_back(n);
+  return v;
+}
+
+/// SortWords against std::sort of each tile's valid words: the valid ones
+/// come first in order, and every rank from valid on is padding (~0).
+template <int T, int I, bool STRIPED>
+void check_sort_words(const std::vector<int>& valid, int key_bits, Rng& rng) {
+  constexpr int kTile = T * I;
+  const std::size_t slots = valid.size() * kTile;
+  TileData<std::uint64_t, std::uint32_t> in;
+  in.keys.resize(slots);
+  in.values.assign(slots, 0u);
+  // (key, position) words: distinct, with duplicate keys for small key_bits.
+  for (std::size_t i = 0; i < slots; ++i) {
+    const std::uint64_t key = key_bits == 32 ? std::uint32_t(rng()) : std::uint32_t(rng()) & ((1u << key_bits) - 1u);
+    in.keys[i] = (key << 32) | std::uint64_t(i % kTile);
+  }
+  constexpr int kSmem = int(sizeof(typename tilesort::block::BlockSort<std::uint32_t, KeysOnly, T, I>::TempStorage));
+  TileData<std::uint64_t, std::uint32_t> got;
+  ASSERT_NO_FATAL_FAILURE(run_tiles(sort_words_kernel<T, I, STRIPED>, unsigned(valid.size()), T, kSmem, in, valid, got));
+  for (std::size_t b = 0; b < valid.size(); ++b) {
+    std::vector<std::uint64_t> want(in.keys.begin() + std::ptrdiff_t(b * kTile),
+                                    in.keys.begin() + std::ptrdiff_t(b * kTile + std::size_t(valid[b])));
+    std::sort(want.begin(), want.end());
+    want.resize(kTile, ~std::uint64_t(0));
+    for (int rank = 0; rank < kTile; ++rank) {
+      if (got.keys[b * kTile + std::size_t(rank)] != want[std::size_t(rank)]) {
+        ADD_FAILURE() << "SortWords<" << T << "x" << I << (STRIPED ? ", striped" : "") << "> " << key_bits
+                      << "-bit keys, tile " << b << " (valid " << valid[b] << "), rank " << rank << ": word 0x"
+                      << std::hex << got.keys[b * kTile + std::size_t(rank)] << " want 0x" << want[std::size_t(rank)]
+                      << std::dec << "; " << tstest::seed_message();
+        return;
+      }
+    }
+  }
 }
 
 template <class K, class V, int T, int I, bool STRIPED = false, BlockSortStrategy S = kDefaultStrategy<T, I>>
@@ -635,6 +705,43 @@ TEST(BlockSort, NarrowWords) {
   }
 }
 
+// Warp runs + merges skip the work of warps and pairs that hold only
+// padding: counts at and beside every warp-run boundary, on shapes with 4 to
+// 32 warps (1 to 5 merge levels), every word width, both arrangements, and
+// SortWords (the library kernels' form) whose padding must come back as
+// padding.
+TEST(BlockSort, PartialTilesAtRunBoundaries) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  constexpr auto kMerge = BlockSortStrategy::warp_runs_merge;
+  for (Dist dist : kSizeDists) {
+    SCOPED_TRACE(::testing::Message() << "dist " << tstest::name_of(dist));
+    ASSERT_NO_FATAL_FAILURE((check_block_sort<std::uint32_t, std::uint32_t, 256, 16, true>(
+        run_boundary_counts(4096, 512), Order::ascending, dist, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_block_sort<std::uint32_t, std::uint32_t, 512, 16, false>(
+        run_boundary_counts(8192, 512), Order::descending, dist, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_block_sort<std::uint32_t, KeysOnly, 1024, 16, true>(
+        run_boundary_counts(16384, 512), Order::ascending, dist, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_block_sort<std::uint64_t, std::uint32_t, 128, 16, false>(
+        run_boundary_counts(2048, 512), Order::ascending, dist, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_block_sort<float, std::uint64_t, 128, 8, true, kMerge>(
+        run_boundary_counts(1024, 256), Order::descending, dist, rng)));
+  }
+  for (int key_bits : {2, 16}) {
+    SCOPED_TRACE(::testing::Message() << key_bits << "-bit keys");
+    ASSERT_NO_FATAL_FAILURE((check_narrow_positions<256, 16, true>(run_boundary_counts(4096, 512), key_bits, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_narrow_positions<1024, 16, true, kMerge>(run_boundary_counts(16384, 512), key_bits, rng)));
+  }
+  for (int key_bits : {3, 32}) {
+    SCOPED_TRACE(::testing::Message() << key_bits << "-bit keys");
+    ASSERT_NO_FATAL_FAILURE((check_sort_words<128, 8, true>(run_boundary_counts(1024, 256), key_bits, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_sort_words<256, 16, true>(run_boundary_counts(4096, 512), key_bits, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_sort_words<512, 16, false>(run_boundary_counts(8192, 512), key_bits, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_sort_words<1024, 16, true>(run_boundary_counts(16384, 512), key_bits, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_sort_words<64, 4, true>(valid_counts(256, true, rng), key_bits, rng)));  // bitonic
+  }
+}
+
 // Small subset for compute-sanitizer racecheck / synccheck / memcheck.
 TEST(BlockSanitizer, BlockSortPartialTiles) {
   REQUIRE_CUDA_DEVICE();
@@ -646,6 +753,8 @@ TEST(BlockSanitizer, BlockSortPartialTiles) {
   // Warp runs + merge (the default from 2048 items on), blocked and striped.
   check_block_sort<std::uint32_t, std::uint32_t, 256, 16, true>({0, 3, 2500, 4096}, Order::ascending, Dist::few_unique, rng);
   check_block_sort<std::uint64_t, std::uint32_t, 256, 8>({1, 1500, 2048}, Order::descending, Dist::uniform, rng);
+  // Partial tiles whose padding warps and pairs skip the merge work.
+  check_sort_words<256, 16, true>({0, 511, 512, 1537, 2560, 4095}, 3, rng);
 }
 TEST(BlockSanitizer, NarrowWords) {
   REQUIRE_CUDA_DEVICE();

@@ -185,12 +185,27 @@ struct Sm90Policy {
     static constexpr bool kWindows = false;
     static constexpr bool kKeysOnlyTakesAlgorithm = true;
   };
+  // 4097..8192 with values: BlockSort, now that a partial tile skips the
+  // warps and merges that would move only padding (these segments fill two
+  // thirds of the tile on average). Before that, cub's radix sort won here
+  // (tiles16-4M 9.37 -> 9.72 x copy with BlockSort). Same-run A/B on the
+  // H200 of both changes against neither, u32 pairs: fixed-5120 0.566 ->
+  // 0.481 ms, fixed-6144 0.498 -> 0.425, tiles16-4M 0.579 -> 0.535,
+  // bin_and_sort tiles16-4M 0.968 -> 0.926; full tiles lose (fixed-8192
+  // 0.417 -> 0.445: radix wins from about 7,700 keys). Values are staged in shared
+  // memory (2 blocks of 512 threads per SM at 64 registers); keys alone and
+  // 64-bit keys keep the radix sort (Radix5's digits).
+  struct StagedMin2 : Radix5 {
+    static constexpr bool kStageValues = true;
+    static constexpr bool kWindows = false;
+    static constexpr int kMinBlocks = 2;
+  };
   using BlockShapes =
       std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, WideWords>,        // 129..256
                  BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Min7>,            // 257..1024
                  BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min4>,      // 1025..2048
                  BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min3>,     // 2049..4096
-                 BlockSortShape<512, 16, BlockAlgorithm::radix, BlockAlgorithm::radix, Radix5>,           // 4097..8192
+                 BlockSortShape<512, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, StagedMin2>,     // 4097..8192
                  BlockSortShape<1024, 16, BlockAlgorithm::bitonic, BlockAlgorithm::none, StagedWideWords>>;  // 8193..16384
   // Windows (kernels/classify.cuh): consecutive segments that would leave
   // much of their class's tile empty share a larger tile instead. The choice

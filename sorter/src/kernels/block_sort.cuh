@@ -175,7 +175,7 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
           word[i] = (std::uint64_t(key[i]) << 32) | p;
         }
       }
-      typename Sorter::Sort(storage.sort).template SortWords<true>(word);
+      typename Sorter::Sort(storage.sort).template SortWords<true>(word, int(task.length));
 #pragma unroll
       for (int i = 0; i < kItems; ++i) {
         position[i] = std::uint32_t(word[i]) & ((1u << kPositionBits) - 1u);

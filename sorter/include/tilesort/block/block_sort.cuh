@@ -131,7 +131,10 @@ struct BitonicNetwork {
   /// Sorts THREADS * ITEMS words, blocked in and out, ascending. Every thread
   /// of the block calls it. `planes` must not be in use by other threads on
   /// entry; on return this thread has finished reading its own slots only.
-  static __device__ __forceinline__ void sort(Word (&w)[ITEMS], std::uint32_t* planes, int t) {
+  /// The network is oblivious, so it sorts the padding beyond the valid
+  /// words like any other (the parameter keeps both strategies' signature).
+  static __device__ __forceinline__ void sort(Word (&w)[ITEMS], std::uint32_t* planes, int t,
+                                              int /*valid*/ = THREADS * ITEMS) {
     const int lane = t & 31;
 #pragma unroll
     for (int k = 1; k <= kLogTile; ++k) {
@@ -185,6 +188,15 @@ struct BitonicNetwork {
 /// Ties cannot occur between real words (they are unique); padding words are
 /// identical, so their order does not matter. The result is therefore the
 /// same permutation as the full network's: the stable order.
+///
+/// Partial tiles cost what their valid items cost, not the whole tile: the
+/// words at positions >= valid are padding, which sorts last, so a warp run
+/// made only of padding is already sorted, a pair whose second run is only
+/// padding is already merged, and outputs at positions >= valid stay
+/// padding. Those warps and threads skip the work (they still meet the
+/// barriers), and levels whose runs hold every valid word are skipped
+/// whole. A segment just past a power of two then no longer pays for the
+/// next power of two's tile.
 template <int THREADS, int ITEMS, class Word>
 struct WarpRunMergeNetwork {
   static constexpr int kRunItems = 32 * ITEMS;  // one warp's run
@@ -198,53 +210,77 @@ struct WarpRunMergeNetwork {
   }
 
   /// Merges pairs of sorted runs of `run` words: blocked in, blocked out.
-  /// Ends with a barrier, so on return no thread reads `planes` any more.
-  static __device__ __forceinline__ void merge_level(Word (&w)[ITEMS], std::uint32_t* planes, int t, int run) {
-#pragma unroll
-    for (int r = 0; r < ITEMS; ++r) store_word<Word::kPlanes, kStride>(planes, t * ITEMS + r, w[r]);
-    __syncthreads();
+  /// Words at positions >= valid are padding on entry and stay so; only
+  /// positions below valid are stored and read. Ends with a barrier, so on
+  /// return no thread reads `planes` any more.
+  static __device__ __forceinline__ void merge_level(Word (&w)[ITEMS], std::uint32_t* planes, int t, int run,
+                                                     int valid) {
     const int out = t * ITEMS;
     const int a_begin = out & ~(2 * run - 1);
     const int b_begin = a_begin + run;
-    const int b_end = b_begin + run;
+    // Run A is full (b_begin < valid below); run B holds its valid words only.
+    const int b_count = min(run, valid - b_begin);
     const int diag = out - a_begin;
-    // Merge path: how many of the first `diag` outputs come from run A
-    // (A first on ties; words are unique anyway).
-    int lo = max(0, diag - run);
-    int hi = min(diag, run);
-    while (lo < hi) {
-      const int mid = (lo + hi) >> 1;
-      if (load(planes, b_begin + diag - 1 - mid) < load(planes, a_begin + mid)) hi = mid;
-      else lo = mid + 1;
-    }
-    int i = a_begin + lo;
-    int j = b_begin + diag - lo;
-    // Heads of both runs in registers; one shared load per output. An
-    // exhausted run's head is padding, which no real word exceeds.
-    Word a = i < b_begin ? load(planes, i) : Word::padding();
-    Word b = j < b_end ? load(planes, j) : Word::padding();
+    // Nothing to do where B is all padding (A then B is already the merge)
+    // or where this thread's outputs are all padding (they already are).
+    const bool merges = b_count > 0 && diag < run + b_count;
+    if (merges) {
 #pragma unroll
-    for (int r = 0; r < ITEMS; ++r) {
-      const bool take_b = b < a;
-      w[r] = take_b ? b : a;
-      if (r + 1 < ITEMS) {
-        i += take_b ? 0 : 1;
-        j += take_b ? 1 : 0;
-        const int next = take_b ? j : i;
-        const int end = take_b ? b_end : b_begin;
-        const Word n = next < end ? load(planes, next) : Word::padding();
-        a = take_b ? a : n;
-        b = take_b ? n : b;
+      for (int r = 0; r < ITEMS; ++r) store_word<Word::kPlanes, kStride>(planes, out + r, w[r]);
+    }
+    __syncthreads();
+    if (merges) {
+      const int b_end = b_begin + b_count;
+      // Merge path: how many of the first `diag` outputs come from run A
+      // (A first on ties; words are unique anyway).
+      int lo = max(0, diag - b_count);
+      int hi = min(diag, run);
+      while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (load(planes, b_begin + diag - 1 - mid) < load(planes, a_begin + mid)) hi = mid;
+        else lo = mid + 1;
+      }
+      int i = a_begin + lo;
+      int j = b_begin + diag - lo;
+      // Heads of both runs in registers; one shared load per output. An
+      // exhausted run's head is padding, which no real word exceeds.
+      Word a = i < b_begin ? load(planes, i) : Word::padding();
+      Word b = j < b_end ? load(planes, j) : Word::padding();
+#pragma unroll
+      for (int r = 0; r < ITEMS; ++r) {
+        const bool take_b = b < a;
+        w[r] = take_b ? b : a;
+        if (r + 1 < ITEMS) {
+          i += take_b ? 0 : 1;
+          j += take_b ? 1 : 0;
+          const int next = take_b ? j : i;
+          const int end = take_b ? b_end : b_begin;
+          const Word n = next < end ? load(planes, next) : Word::padding();
+          a = take_b ? a : n;
+          b = take_b ? n : b;
+        }
       }
     }
     __syncthreads();
   }
 
-  /// Same contract as BitonicNetwork::sort.
-  static __device__ __forceinline__ void sort(Word (&w)[ITEMS], std::uint32_t* planes, int t) {
-    RunSort::sort(w, planes, t & 31);  // no shared memory: a warp's run fits in lane and register bits
+  /// Same contract as BitonicNetwork::sort; in addition, the words at
+  /// positions >= valid (the same in every thread) must be padding, and
+  /// they are padding on return.
+  static __device__ __forceinline__ void sort(Word (&w)[ITEMS], std::uint32_t* planes, int t,
+                                              int valid = THREADS * ITEMS) {
+    // No shared memory: a warp's run fits in lane and register bits. The
+    // branch is uniform over the warp, whose shuffles need every lane.
+    if ((t >> 5) * kRunItems < valid) RunSort::sort(w, planes, t & 31);
+    // One form for full and partial tiles: a second copy of the levels
+    // without the tests cost more in spills than the tests cost (H200,
+    // same-run A/B: fixed-1280 u32 pairs 0.385 -> 0.401 ms, tiles16-4M
+    // 0.535 -> 0.543).
 #pragma unroll
-    for (int run = kRunItems; run < THREADS * ITEMS; run *= 2) merge_level(w, planes, t, run);
+    for (int run = kRunItems; run < THREADS * ITEMS; run *= 2) {
+      if (run >= valid) break;  // the first run holds every valid word: sorted
+      merge_level(w, planes, t, run, valid);
+    }
   }
 };
 
@@ -287,7 +323,9 @@ struct BlockSortPolicy {
 ///   items on). Both give the same result and use the same TempStorage.
 /// - Always stable: equal keys keep their input order (tile position).
 /// - Partial tiles: items at tile positions >= valid_items are ignored on
-///   input and undefined on output; the valid ones come first, sorted.
+///   input and undefined on output; the valid ones come first, sorted. With
+///   the warp-run strategy a partial tile costs about what its valid items
+///   cost (warps and merges that would only move padding skip their work).
 ///
 /// Shared memory: sizeof(TempStorage) = Word::kPlanes * 4 * (N + N / 32)
 /// bytes with N = BLOCK_THREADS * ITEMS_PER_THREAD (8.25 bytes per item for
@@ -393,7 +431,7 @@ class BlockSort {
       const int p = t * ITEMS_PER_THREAD + r;
       w[r] = p < valid_items ? Word::make(encoded[r], std::uint32_t(p)) : Word::padding();
     }
-    Network::sort(w, storage_.planes, t);
+    Network::sort(w, storage_.planes, t, valid_items);
     if constexpr (STRIPED) to_striped(w, t);
 #pragma unroll
     for (int r = 0; r < ITEMS_PER_THREAD; ++r) {
@@ -407,16 +445,18 @@ class BlockSort {
   /// position in their low bits to make the order stable) and padding must
   /// be ~0, which sorts last. This lets a caller order by more than the key,
   /// e.g. (segment, key, position) to sort several short segments in one
-  /// tile. Arrangement (blocked in, STRIPED out) and synchronisation as
-  /// SortPositions.
+  /// tile. Every word at a tile position >= valid_items must be padding;
+  /// naming that count lets the warp-run strategy skip their work (a tile
+  /// that is 60% full costs about 60% of a full one). Arrangement (blocked
+  /// in, STRIPED out) and synchronisation as SortPositions.
   template <bool STRIPED = false>
-  __device__ __forceinline__ void SortWords(std::uint64_t (&words)[ITEMS_PER_THREAD]) {
+  __device__ __forceinline__ void SortWords(std::uint64_t (&words)[ITEMS_PER_THREAD], int valid_items = kTileItems) {
     static_assert(std::is_same<Bits, std::uint32_t>::value, "SortWords: 32-bit keys (64-bit words)");
     const int t = int(threadIdx.x);
     Word w[ITEMS_PER_THREAD];
 #pragma unroll
     for (int r = 0; r < ITEMS_PER_THREAD; ++r) w[r] = Word{words[r]};
-    Network::sort(w, storage_.planes, t);
+    Network::sort(w, storage_.planes, t, valid_items);
     if constexpr (STRIPED) to_striped(w, t);
 #pragma unroll
     for (int r = 0; r < ITEMS_PER_THREAD; ++r) words[r] = w[r].bits;
@@ -439,7 +479,7 @@ class BlockSort {
       const int p = t * ITEMS_PER_THREAD + r;
       w[r] = p < valid_items ? NarrowSortWord::make(key16[r], std::uint32_t(p)) : NarrowSortWord::padding();
     }
-    Narrow::sort(w, storage_.planes, t);
+    Narrow::sort(w, storage_.planes, t, valid_items);
     if constexpr (STRIPED) to_striped_words<Narrow::kStride>(w, t);
 #pragma unroll
     for (int r = 0; r < ITEMS_PER_THREAD; ++r) {
@@ -460,7 +500,7 @@ class BlockSort {
       w[r] = p < valid_items ? Word::make(codec.encode(bit_cast_to<Bits>(keys[r])), std::uint32_t(p))
                              : Word::padding();
     }
-    Network::sort(w, storage_.planes, t);
+    Network::sort(w, storage_.planes, t, valid_items);
     if constexpr (STRIPED) to_striped(w, t);
 #pragma unroll
     for (int r = 0; r < ITEMS_PER_THREAD; ++r) keys[r] = bit_cast_to<Key>(codec.decode(w[r].key()));
