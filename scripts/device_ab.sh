@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Same-run A/B of tilesort-bench builds on a GPU machine: every build runs
+# the same bench arguments, alternating build by build, PASSES times, so
+# clock and thermal drift hit every build alike. Then one table: per row,
+# the median over passes of each build's tilesort time, and the ratios to
+# the first build.
+#
+#   scripts/device_ab.sh OUT_DIR PASSES NAME=BENCH [NAME=BENCH ...] -- BENCH_ARGS...
+#
+# BENCH_ARGS are tilesort-bench's own (a --suite too). Each run writes
+# OUT_DIR/runs/NAME-PASS.json; the table (scripts/ab_table.py) goes to
+# stdout and OUT_DIR/ab.md.
+set -uo pipefail
+out="$1"; passes="$2"; shift 2
+builds=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do builds+=("$1"); shift; done
+[ "${1:-}" = "--" ] && shift
+mkdir -p "$out/runs"
+for pass in $(seq 1 "$passes"); do
+  for build in "${builds[@]}"; do
+    name="${build%%=*}"; bench="${build#*=}"
+    "$bench" "$@" --out "$out/runs/$name-$pass" >/dev/null 2>"$out/runs/$name-$pass.progress.txt"
+    echo "ab: $name pass $pass: exit $?" >&2
+  done
+done
+names=(); for build in "${builds[@]}"; do names+=("${build%%=*}"); done
+python3 "$(dirname "$0")/ab_table.py" "$out/runs" "${names[@]}" | tee "$out/ab.md"
