@@ -189,7 +189,7 @@ struct BitonicNetwork {
 /// identical, so their order does not matter. The result is therefore the
 /// same permutation as the full network's: the stable order.
 ///
-/// Partial tiles cost what their valid items cost, not the whole tile: the
+/// Partial tiles do their valid items' work, not the whole tile's: the
 /// words at positions >= valid are padding, which sorts last, so a warp run
 /// made only of padding is already sorted, a pair whose second run is only
 /// padding is already merged, and outputs at positions >= valid stay
@@ -324,8 +324,8 @@ struct BlockSortPolicy {
 /// - Always stable: equal keys keep their input order (tile position).
 /// - Partial tiles: items at tile positions >= valid_items are ignored on
 ///   input and undefined on output; the valid ones come first, sorted. With
-///   the warp-run strategy a partial tile costs about what its valid items
-///   cost (warps and merges that would only move padding skip their work).
+///   the warp-run strategy a partial tile does about its valid items' work
+///   (warps and merges that would only move padding skip it).
 ///
 /// Shared memory: sizeof(TempStorage) = Word::kPlanes * 4 * (N + N / 32)
 /// bytes with N = BLOCK_THREADS * ITEMS_PER_THREAD (8.25 bytes per item for
@@ -447,7 +447,7 @@ class BlockSort {
   /// e.g. (segment, key, position) to sort several short segments in one
   /// tile. Every word at a tile position >= valid_items must be padding;
   /// naming that count lets the warp-run strategy skip their work (a tile
-  /// that is 60% full costs about 60% of a full one). Arrangement (blocked
+  /// 5/8 full issues a third fewer instructions). Arrangement (blocked
   /// in, STRIPED out) and synchronisation as SortPositions.
   template <bool STRIPED = false>
   __device__ __forceinline__ void SortWords(std::uint64_t (&words)[ITEMS_PER_THREAD], int valid_items = kTileItems) {
