@@ -20,7 +20,7 @@ def rows_of(doc):
         if "case" in row:  # binning suite: bin_and_sort, and bin alone
             label = row["label"]
             for key, what in (("tilesort_ms", "bin_and_sort"), ("bin_ms", "bin")):
-                if row.get(key, -1) and row.get(key, -1) > 0:
+                if row.get(key, -1) > 0:  # -1 / absent: not run
                     out.append((f"{label} {what}", row[key]))
         elif row.get("method") == "tilesort" and row.get("status") == "ok":
             out.append((f"{row['workload']} {row['variant']}", row["ms"]))
@@ -40,8 +40,8 @@ def main():
                     times[label] = {}
                     order.append(label)
                 times[label].setdefault(name, []).append(ms)
-    head = "| row | " + " | ".join(f"{n} ms" for n in names) + " | " + " | ".join(f"{n} / {names[0]}" for n in names[1:]) + " |"
-    print(head)
+    columns = [f"{n} ms" for n in names] + [f"{n} / {names[0]}" for n in names[1:]]
+    print("| row | " + " | ".join(columns) + " |")
     print("|---|" + "---:|" * (2 * len(names) - 1))
     for label in order:
         med = [statistics.median(times[label][n]) if n in times[label] else None for n in names]

@@ -187,14 +187,14 @@ struct Sm90Policy {
   };
   // 4097..8192 with values: BlockSort, now that a partial tile skips the
   // warps and merges that would move only padding (these segments fill two
-  // thirds of the tile on average). Before that, cub's radix sort won here
-  // (tiles16-4M 9.37 -> 9.72 x copy with BlockSort). Same-run A/B on the
-  // H200 of both changes against neither, u32 pairs: fixed-5120 0.566 ->
-  // 0.481 ms, fixed-6144 0.498 -> 0.425, tiles16-4M 0.579 -> 0.535,
-  // bin_and_sort tiles16-4M 0.968 -> 0.926; full tiles lose (fixed-8192
-  // 0.417 -> 0.445: radix wins from about 7,700 keys). Values are staged in shared
-  // memory (2 blocks of 512 threads per SM at 64 registers); keys alone and
-  // 64-bit keys keep the radix sort (Radix5's digits).
+  // thirds of the tile on average; cub's radix sort won while they did not:
+  // tiles16-4M 9.37 -> 9.72 x copy). Same-run A/B on the H200, u32 pairs:
+  // fixed-5120 0.566 -> 0.481 ms, fixed-6144 0.498 -> 0.425, tiles16-4M
+  // 0.579 -> 0.535; full tiles lose (fixed-8192 0.417 -> 0.445). Values are
+  // staged in shared memory (2 blocks of 512 threads per SM at 64 registers,
+  // 108 bytes of spills); no windows, as under the radix sort (the window
+  // path raised other shapes' registers and spills). Keys alone and 64-bit
+  // keys keep the radix sort (Radix5's digits).
   struct StagedMin2 : Radix5 {
     static constexpr bool kStageValues = true;
     static constexpr bool kWindows = false;

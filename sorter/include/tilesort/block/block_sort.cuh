@@ -273,9 +273,9 @@ struct WarpRunMergeNetwork {
     // branch is uniform over the warp, whose shuffles need every lane.
     if ((t >> 5) * kRunItems < valid) RunSort::sort(w, planes, t & 31);
     // One form for full and partial tiles: a second copy of the levels
-    // without the tests cost more in spills than the tests cost (H200,
-    // same-run A/B: fixed-1280 u32 pairs 0.385 -> 0.401 ms, tiles16-4M
-    // 0.535 -> 0.543).
+    // without the tests, taken by full tiles, raised the spills and was
+    // slower than this one on nearly every row, full tiles included (H200,
+    // same-run A/B).
 #pragma unroll
     for (int run = kRunItems; run < THREADS * ITEMS; run *= 2) {
       if (run >= valid) break;  // the first run holds every valid word: sorted
