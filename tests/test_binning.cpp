@@ -932,6 +932,26 @@ TEST_F(BinningGpu, BinAndSortHotTileHoldsHalfTheRecords) {
   }
 }
 
+// Several times more chunks than the scatter has blocks (4 per SM), so every
+// block takes chunk after chunk by ticket and asks L2 for the records one
+// grid ahead: two and three passes, every value type, bin and bin_and_sort,
+// a count that ends inside a chunk.
+TEST_F(BinningGpu, ScatterBlocksTakeManyChunks) {
+  TS_TRACE_SEED();
+  TS_SKIP_IF_SMALL();
+  const std::size_t n = 6000000 + std::size_t(rng_() % 3584);
+  int iteration = 0;
+  for (std::uint32_t tiles : {8160u, 129600u})
+    for (tilesort::ValueType vt : {tilesort::ValueType::b32, tilesort::ValueType::none, tilesort::ValueType::b64}) {
+      Case c = random_case(rng_, n, tiles, static_cast<TileDist>(iteration % 6));
+      c.value_type = vt;
+      c.mode = (iteration % 2) ? Mode::bin : Mode::bin_and_sort;
+      SCOPED_TRACE("tiles " + std::to_string(tiles) + " iteration " + std::to_string(iteration));
+      ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
+      ++iteration;
+    }
+}
+
 // The same input, bin_and_sort three times in one workspace, each compared
 // bit for bit with the reference: no run-to-run variation (8160 and 100000
 // tiles, ties everywhere).

@@ -608,6 +608,58 @@ TEST_F(SegmentedSortMaxSize, SingleSegmentOf2p28PairsIsStable) {
   EXPECT_EQ(bad, 0u) << "first wrong rank " << first_bad;
 }
 
+// u32 pairs in buckets of hundreds of 4096-key chunks each, more than the
+// MSD scatter has blocks, so every block copies its next chunk in while it
+// scatters the current one, across bucket boundaries and past buckets that
+// one digit fills (skipped: nothing to copy): random keys; keys whose top
+// byte is one value (round 0 skips); keys whose top 16 bits are one value
+// (both rounds skip, the fallback finishes); few distinct keys (long equal
+// runs, where stability shows). Checked against std::stable_sort.
+TEST_F(SegmentedSortMaxSize, MsdScatterCopiesAheadAcrossBuckets) {
+  TS_TRACE_SEED();
+  TS_SKIP_IF_SMALL();
+  const std::vector<std::uint32_t> sizes = {(1u << 21) + 5, (1u << 21) - 3, 12289, (1u << 19) + 1, 1u << 20};
+  std::vector<std::uint32_t> offsets(1, 0);
+  for (const std::uint32_t n : sizes) offsets.push_back(offsets.back() + n);
+  const std::uint32_t total = offsets.back();
+  std::vector<std::uint32_t> keys(total), values(total);
+  const std::uint32_t top8 = std::uint32_t(rng_()) << 24, top16 = std::uint32_t(rng_()) << 16;
+  for (std::size_t s = 0; s < sizes.size(); ++s) {
+    for (std::uint32_t i = offsets[s]; i < offsets[s + 1]; ++i) {
+      const std::uint32_t r = std::uint32_t(rng_());
+      switch (s) {
+        case 1: keys[i] = top8 | (r & 0x00FFFFFFu); break;
+        case 3: keys[i] = top16 | (r & 0xFFFFu); break;
+        case 4: keys[i] = (r % 7u) * 0x24924925u; break;
+        default: keys[i] = r;
+      }
+      values[i] = i;
+    }
+  }
+  std::vector<std::uint32_t> want_keys(keys), want_values(values);
+  for (std::size_t s = 0; s < sizes.size(); ++s) {
+    std::vector<std::uint32_t> order(values.begin() + offsets[s], values.begin() + offsets[s + 1]);
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+    for (std::uint32_t j = 0; j < sizes[s]; ++j) {
+      want_values[offsets[s] + j] = order[j];
+      want_keys[offsets[s] + j] = keys[order[j]];
+    }
+  }
+  tilesort::SortPlan plan;
+  plan.key_type = KeyType::u32;
+  plan.value_type = ValueType::b32;
+  plan.max_items = total;
+  plan.max_segments = sizes.size();
+  ASSERT_NO_FATAL_FAILURE(sort_u32_in_place(stream_, plan, offsets, keys, &values));
+  for (std::size_t s = 0; s < sizes.size(); ++s) {
+    SCOPED_TRACE(::testing::Message() << "segment " << s << " of " << sizes[s] << " keys");
+    std::uint32_t bad = 0, first_bad = 0;
+    for (std::uint32_t i = offsets[s]; i < offsets[s + 1]; ++i)
+      if ((keys[i] != want_keys[i] || values[i] != want_values[i]) && bad++ == 0) first_bad = i - offsets[s];
+    EXPECT_EQ(bad, 0u) << "first wrong rank " << first_bad;
+  }
+}
+
 // A plan of 2^31 - 1 items: 31 segments of 2^30, 2^29, ..., 1 u32 keys,
 // every size class and the MSD path in one call. Segment k's keys are a
 // random bijection of [0, 2^k) under random high bits, so its sorted keys

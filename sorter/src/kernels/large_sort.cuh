@@ -463,25 +463,33 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
 }
 
 /// Dynamic shared memory of msd_scatter_kernel (byte offsets), in this
-/// order: each digit's destination in the chunk's bucket; the chunk's keys
-/// and (when kStageValues) values in input order; then the per-warp digit
-/// counters, which each sorted position's (digit, 16-bit input index) word
-/// reuses once every thread holds its items' ranks. Values are staged when the whole
-/// fits the policy's kMsdScatterSmemMax (on sm_75, 64-bit keys with 64-bit
-/// values do not: they are read from global memory through the index).
+/// order: each digit's destination in the chunk's bucket; one or two
+/// buffers of a chunk's keys and (when kStageValues) values in input order;
+/// then the per-warp digit counters, which each sorted position's (digit,
+/// 16-bit input index) word reuses once every thread holds its items'
+/// ranks. Values are staged when one buffer fits the policy's
+/// kMsdScatterSmemMax (on sm_75, 64-bit keys with 64-bit values do not:
+/// they are read from global memory through the index); a second buffer,
+/// which the next chunk is copied into while this one is ranked and
+/// written, when two fit.
 template <class Policy, class Bits, class Value>
 struct MsdScatterSmem {
   using Shape = typename Policy::MsdScatter;
   static_assert(Shape::kTileItems <= 65536, "input indices are 16-bit");
   static constexpr std::size_t kChunk = Shape::kTileItems;
   static constexpr std::size_t kKeys = sizeof(std::uint32_t) * kDigits;
-  static constexpr std::size_t kValues = kKeys + sizeof(Bits) * kChunk;
   static constexpr std::size_t kTail = std::max(sizeof(std::uint32_t) * (Shape::kThreads / 32) * kDigits,
                                                 sizeof(std::uint32_t) * kChunk);
+  static constexpr std::size_t kKeyBytes = sizeof(Bits) * kChunk;
   static constexpr std::size_t kValueBytes = kHasValues<Value> ? sizeof(Value) * kChunk : 0;
-  static constexpr bool kStageValues =
-      kHasValues<Value> && (kValues + kValueBytes + 15) / 16 * 16 + kTail <= Policy::kMsdScatterSmemMax;
-  static constexpr std::size_t kCounters = (kValues + (kStageValues ? kValueBytes : 0) + 15) / 16 * 16;
+  static constexpr std::size_t buffer_bytes(bool stage_values) {
+    return (kKeyBytes + (stage_values ? kValueBytes : 0) + 15) / 16 * 16;
+  }
+  static constexpr bool kStageValues = kHasValues<Value> && kKeys + buffer_bytes(true) + kTail <= Policy::kMsdScatterSmemMax;
+  static constexpr std::size_t kBuffer = buffer_bytes(kStageValues);
+  static constexpr int kBuffers = kKeys + 2 * kBuffer + kTail <= Policy::kMsdScatterSmemMax ? 2 : 1;
+  static constexpr std::size_t kValues = kKeys + kKeyBytes;  // in buffer 0; buffer b is kBuffer * b further
+  static constexpr std::size_t kCounters = kKeys + kBuffers * kBuffer;
   static constexpr std::size_t kBytes = kCounters + kTail;
 };
 
@@ -492,9 +500,11 @@ struct MsdScatterSmem {
 /// gave every chunk its per-digit prefix in the bucket. Only digits and
 /// ranks stay in registers (keys, values and ranks of 16 items took 112
 /// registers and 2 blocks per SM): keys and values are copied into shared
-/// memory asynchronously (cp.async), the values while the block ranks, and the
-/// write phase reads both through each sorted position's input index, so
-/// consecutive threads write consecutive addresses of one digit's run.
+/// memory asynchronously (cp.async), and the write phase reads both through
+/// each sorted position's input index, so consecutive threads write
+/// consecutive addresses of one digit's run. With two buffers
+/// (MsdScatterSmem::kBuffers) the block's next chunk is copied in while it
+/// ranks and writes this one; with one, the values arrive while it ranks.
 template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 4 ? Policy::kMsdScatterMinBlocks : 0)
     msd_scatter_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
@@ -507,14 +517,19 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
   constexpr int kItems = Shape::kItemsMax;
   constexpr int kWarps = Shape::kThreads / 32;
   constexpr std::uint32_t kChunk = Shape::kTileItems;
+  // Copy groups a thread has committed beyond the current chunk's two (keys,
+  // then values): the next chunk's, when it is copied ahead.
+  constexpr int kGroupsAhead = Smem::kBuffers == 2 ? 2 : 0;
   __shared__ typename Scan::TempStorage scan_temp;
   __shared__ int bucket_slot;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   // [digit]: where the digit's run goes, relative to the bucket's start and
   // minus the run's start in the chunk (mod 2^32: a bucket holds < 2^32 keys).
   std::uint32_t* digit_dest = reinterpret_cast<std::uint32_t*>(shared_raw);
-  Bits* chunk_keys = reinterpret_cast<Bits*>(shared_raw + Smem::kKeys);
-  Value* chunk_values = reinterpret_cast<Value*>(shared_raw + Smem::kValues);
+  const auto buffer_keys = [&](int b) { return reinterpret_cast<Bits*>(shared_raw + Smem::kKeys + b * Smem::kBuffer); };
+  const auto buffer_values = [&](int b) {
+    return reinterpret_cast<Value*>(shared_raw + Smem::kValues + b * Smem::kBuffer);
+  };
   std::uint32_t* warp_counts = reinterpret_cast<std::uint32_t*>(shared_raw + Smem::kCounters);  // [warp][digit]
   // [sorted position]: (digit << 16) | input index; aliases warp_counts.
   std::uint32_t* staged = reinterpret_cast<std::uint32_t*>(shared_raw + Smem::kCounters);
@@ -525,42 +540,50 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
   const int t = threadIdx.x;
   const int warp = t / 32;
   const std::uint32_t lane = t % 32;
-  for (std::uint32_t chunk = blockIdx.x; chunk < num_chunks; chunk += gridDim.x) {
-    // Starts with a barrier: the previous chunk's shared arrays are free.
-    const MsdChunk c = msd_chunk<Shape::kThreads>(rl, num_buckets, chunk, kChunk, data.begin_bit, &bucket_slot);
-    if (c.info.skip) continue;
-    const Task& task = c.info.task;
-    const std::uint64_t start = c.start;
-    const std::uint32_t count = c.count;
-    const Bits* src_keys = data.key_source(task);
-    const Value* src_values = data.value_source(task);
-    std::uint32_t* my_counts = warp_counts + warp * kDigits;
-    for (int d = int(lane); d < kDigits; d += 32) my_counts[d] = 0;
-
-    // Warp-striped: warp w holds items [w * 32 * kItems, (w + 1) * 32 * kItems)
-    // of the chunk, so loads coalesce and (j, lane) order is input order.
-    // Slots past the count (last chunk of a bucket) take the largest digit:
-    // they rank after every key, so the keys' ranks are a full chunk's.
-    const std::uint32_t warp_base = std::uint32_t(warp) * 32u * kItems;
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      const std::uint32_t local = warp_base + j * 32u + lane;
-      if (local < count) copy_to_shared_async(chunk_keys + local, src_keys + start + local);
-    }
-    commit_shared_copies();
-    if constexpr (Smem::kStageValues) {
+  // Warp-striped: warp w holds items [w * 32 * kItems, (w + 1) * 32 * kItems)
+  // of the chunk, so loads coalesce and (j, lane) order is input order.
+  const std::uint32_t warp_base = std::uint32_t(warp) * 32u * kItems;
+  // Starts chunk c's copies into buffer b as two groups, keys then values
+  // (empty when there is nothing to copy), so every chunk commits two.
+  const auto copy_chunk = [&](const MsdChunk& c, bool exists, int b) {
+    const bool copies = exists && !c.info.skip;
+    if (copies) {
+      const Bits* src_keys = data.key_source(c.info.task) + c.start;
 #pragma unroll
       for (int j = 0; j < kItems; ++j) {
         const std::uint32_t local = warp_base + j * 32u + lane;
-        if (local < count) copy_to_shared_async(chunk_values + local, src_values + start + local);
+        if (local < c.count) copy_to_shared_async(buffer_keys(b) + local, src_keys + local);
       }
-      commit_shared_copies();
-      wait_shared_copy_groups<1>();  // the keys; the values stay in flight
-    } else {
-      wait_shared_copies();
     }
+    commit_shared_copies();
+    if constexpr (Smem::kStageValues) {
+      if (copies) {
+        const Value* src_values = data.value_source(c.info.task) + c.start;
+#pragma unroll
+        for (int j = 0; j < kItems; ++j) {
+          const std::uint32_t local = warp_base + j * 32u + lane;
+          if (local < c.count) copy_to_shared_async(buffer_values(b) + local, src_values + local);
+        }
+      }
+    }
+    commit_shared_copies();
+  };
+
+  // Ranks and writes chunk `chunk` (described by c, its copies into buffer
+  // b committed, kGroupsAhead groups after them).
+  const auto scatter_chunk = [&](const MsdChunk& c, std::uint32_t chunk, int b) {
+    const Task& task = c.info.task;
+    const std::uint32_t count = c.count;
+    const Bits* chunk_keys = buffer_keys(b);
+    const Value* chunk_values = buffer_values(b);
+    std::uint32_t* my_counts = warp_counts + warp * kDigits;
+    for (int d = int(lane); d < kDigits; d += 32) my_counts[d] = 0;
+    wait_shared_copy_groups<kGroupsAhead + 1>();  // the keys; the values may still be in flight
+
     // Digits are packed four to a register (one per register spilled at 64).
-    // Each thread reads back only the keys it copied itself.
+    // Each thread reads back only the keys it copied itself. Slots past the
+    // count (last chunk of a bucket) take the largest digit: they rank after
+    // every key, so the keys' ranks are a full chunk's.
     static_assert(kDigitBits <= 8, "digits are packed in bytes");
     std::uint32_t digit_bytes[(kItems + 3) / 4] = {};
     const auto digit = [&](int j) { return (digit_bytes[j / 4] >> (8 * (j % 4))) & 0xFFu; };
@@ -596,12 +619,13 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
       const std::uint32_t local = warp_base + j * 32u + lane;
       if (local < count) staged[rank[j] & 0xFFFFu] = (rank[j] & 0xFFFF0000u) | local;
     }
-    if constexpr (Smem::kStageValues) wait_shared_copies();
+    wait_shared_copy_groups<kGroupsAhead>();  // the values
     __syncthreads();  // every thread's keys, values and input indices are in
 
     const bool from_scratch = task_in_scratch(task);
     Bits* dst_keys = from_scratch ? data.keys : data.scratch_keys;
     Value* dst_values = from_scratch ? data.values : data.scratch_values;
+    const Value* src_values = data.value_source(task) + c.start;
     // A fixed trip count, unrolled, so that the shared loads of several
     // items are in flight together (the loop over `count` issued them one
     // dependent chain at a time).
@@ -614,8 +638,37 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
         const std::uint64_t dst = task.begin + std::uint32_t(digit_dest[word >> 16] + i);
         dst_keys[dst] = chunk_keys[from];
         if constexpr (Smem::kStageValues) dst_values[dst] = chunk_values[from];
-        else if constexpr (kHasValues<Value>) dst_values[dst] = src_values[start + from];
+        else if constexpr (kHasValues<Value>) dst_values[dst] = src_values[from];
       }
+    }
+  };
+
+  int buffer = 0;
+  MsdChunk c{};
+  if (kGroupsAhead > 0 && blockIdx.x < num_chunks) {
+    c = msd_chunk<Shape::kThreads>(rl, num_buckets, blockIdx.x, kChunk, data.begin_bit, &bucket_slot);
+    copy_chunk(c, true, buffer);
+  }
+  for (std::uint32_t chunk = blockIdx.x; chunk < num_chunks; chunk += gridDim.x) {
+    // msd_chunk starts with a barrier: the previous chunk's shared arrays,
+    // and with two buffers the one it read, are free.
+    if constexpr (kGroupsAhead > 0) {
+      const std::uint32_t next = chunk + gridDim.x;
+      MsdChunk n{};
+      const bool has_next = next < num_chunks;
+      if (has_next) n = msd_chunk<Shape::kThreads>(rl, num_buckets, next, kChunk, data.begin_bit, &bucket_slot);
+      else __syncthreads();
+      copy_chunk(n, has_next, buffer ^ 1);
+      const MsdChunk current = c;
+      c = n;
+      buffer ^= 1;
+      if (current.info.skip) continue;
+      scatter_chunk(current, chunk, buffer ^ 1);
+    } else {
+      const MsdChunk current = msd_chunk<Shape::kThreads>(rl, num_buckets, chunk, kChunk, data.begin_bit, &bucket_slot);
+      if (current.info.skip) continue;
+      copy_chunk(current, true, 0);
+      scatter_chunk(current, chunk, 0);
     }
   }
 }
