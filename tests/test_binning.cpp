@@ -933,9 +933,9 @@ TEST_F(BinningGpu, BinAndSortHotTileHoldsHalfTheRecords) {
 }
 
 // Several times more chunks than the scatter has blocks (4 per SM), so every
-// block takes chunk after chunk by ticket and asks L2 for the records one
-// grid ahead: two and three passes, every value type, bin and bin_and_sort,
-// a count that ends inside a chunk.
+// block takes chunk after chunk by ticket and looks back over chunks that
+// other blocks took in between: two and three passes, every value type, bin
+// and bin_and_sort, a count that ends inside a chunk.
 TEST_F(BinningGpu, ScatterBlocksTakeManyChunks) {
   TS_TRACE_SEED();
   TS_SKIP_IF_SMALL();

@@ -372,21 +372,6 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
     const std::uint32_t begin = chunk * std::uint32_t(Policy::kChunk);
     if (begin >= n) return;
     const std::uint32_t count = min(std::uint32_t(Policy::kChunk), n - begin);
-    // The chunk this block will most likely take next (one ticket per block
-    // in between): ask L2 for its records now, so that its loads wait for
-    // L2 rather than DRAM. If another block takes it, that block finds them
-    // there. Taking the next ticket early instead (and loading its tile ids
-    // under this chunk's writes) made every block publish its next chunk
-    // late and the look-backs wait: 10-20% slower (H200).
-    if (Policy::kPrefetchAhead) {
-      const std::uint32_t ahead = (chunk + gridDim.x) * std::uint32_t(Policy::kChunk);
-      if (ahead < n) {
-        const std::size_t records = min(std::uint32_t(Policy::kChunk), n - ahead);
-        prefetch_range_to_l2(p.in_tiles + ahead, records * sizeof(std::uint32_t));
-        if constexpr (kHasKeys) prefetch_range_to_l2(p.in_keys + ahead, records * sizeof(std::uint32_t));
-        if constexpr (kHasValues && !kIotaValues) prefetch_range_to_l2(p.in_values + ahead, records * sizeof(Value));
-      }
-    }
 
     using Smem = ScatterSmem<Policy, kHasKeys, Value>;
     std::uint32_t* digit_offset = reinterpret_cast<std::uint32_t*>(scatter_smem);  // [digit]

@@ -296,9 +296,6 @@ struct BinPolicy {
   // spills; shared memory allows 4 with b32 values, 3 with b64). On the H200,
   // 4 blocks made the scatters ~15% faster than 3 (tiles16-4M).
   static constexpr int kScatterMinBlocks = 4;
-  // Each scatter block asks L2 for the chunk one grid ahead of its own (the
-  // one it will most likely take next) when it starts a chunk.
-  static constexpr bool kPrefetchAhead = true;
   // Upsweep: persistent, grid-stride over chunks.
   static constexpr int kUpsweepThreads = 512;
   // Chunks whose tile ids a thread loads before counting any (4 x 7 loads

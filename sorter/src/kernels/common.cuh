@@ -186,20 +186,6 @@ __device__ __forceinline__ void copy_to_shared_async(Word* smem, const Word* gme
 #endif
 }
 
-/// Asks L2 for the 128-byte line holding p; no register, no wait, no effect
-/// on the result.
-__device__ __forceinline__ void prefetch_to_l2(const void* p) {
-  asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
-}
-
-/// Asks L2 for `bytes` bytes from p, one line per thread of the block and
-/// step (block-collective in effect, any block size).
-__device__ __forceinline__ void prefetch_range_to_l2(const void* p, std::size_t bytes) {
-  const char* c = static_cast<const char*>(p);
-  for (std::size_t at = std::size_t(threadIdx.x) * 128; at < bytes; at += std::size_t(blockDim.x) * 128)
-    prefetch_to_l2(c + at);
-}
-
 /// Closes a group of this thread's copy_to_shared_async copies, so that
 /// wait_shared_copy_groups can wait for it apart from later ones.
 __device__ __forceinline__ void commit_shared_copies() {
