@@ -658,12 +658,13 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
       const bool has_next = next < num_chunks;
       if (has_next) n = msd_chunk<Shape::kThreads>(rl, num_buckets, next, kChunk, data.begin_bit, &bucket_slot);
       else __syncthreads();
-      copy_chunk(n, has_next, buffer ^ 1);
+      const int current_buffer = buffer;
+      buffer ^= 1;
+      copy_chunk(n, has_next, buffer);
       const MsdChunk current = c;
       c = n;
-      buffer ^= 1;
       if (current.info.skip) continue;
-      scatter_chunk(current, chunk, buffer ^ 1);
+      scatter_chunk(current, chunk, current_buffer);
     } else {
       const MsdChunk current = msd_chunk<Shape::kThreads>(rl, num_buckets, chunk, kChunk, data.begin_bit, &bucket_slot);
       if (current.info.skip) continue;
