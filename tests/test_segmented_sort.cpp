@@ -549,7 +549,8 @@ TEST_F(SegmentedSortMaxSize, TwoPow20SegmentsOf16) {
 /// hold the result. For the largest tests, which know their sorted result
 /// without a reference sort.
 void sort_u32_in_place(cudaStream_t stream, const tilesort::SortPlan& plan, const std::vector<std::uint32_t>& offsets,
-                       std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>* values) {
+                       std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>* values, int begin_bit = 0,
+                       int end_bit = -1) {
   const std::size_t bytes = keys.size() * sizeof(std::uint32_t);
   DeviceBuffer d_keys, d_values, d_offsets;
   upload_bytes(d_keys, keys.data(), bytes);
@@ -562,6 +563,8 @@ void sort_u32_in_place(cudaStream_t stream, const tilesort::SortPlan& plan, cons
   args.values = values ? d_values.get() : nullptr;
   args.offsets = d_offsets.get();
   args.num_segments = offsets.size() - 1;
+  args.begin_bit = begin_bit;
+  args.end_bit = end_bit;
   TS_STATUS_ASSERT_OK(tilesort::segmented_sort(ws.buf.get(), ws.bytes, plan, args, stream));
   TS_STATUS_ASSERT_OK(tilesort::read_device_status(ws.buf.get(), stream));
   TS_CUDA_ASSERT(cudaMemcpy(keys.data(), d_keys.get(), bytes, cudaMemcpyDeviceToHost));
@@ -657,6 +660,57 @@ TEST_F(SegmentedSortMaxSize, MsdScatterCopiesAheadAcrossBuckets) {
     for (std::uint32_t i = offsets[s]; i < offsets[s + 1]; ++i)
       if ((keys[i] != want_keys[i] || values[i] != want_values[i]) && bad++ == 0) first_bad = i - offsets[s];
     EXPECT_EQ(bad, 0u) << "first wrong rank " << first_bad;
+  }
+}
+
+// Bit ranges that the MSD rounds use up: with 16 compared bits, a segment
+// above 256 x 16384 keys takes two rounds and its last round's children have
+// no bits left (grouped ones included: they are already in order, in user
+// memory); with 8 bits, one round, whose children are in scratch and must
+// only be copied home. The keys' other bits are random, so a child sorted or
+// copied wrongly shows, and so does a lost stable order (values are the
+// input positions). Checked against std::stable_sort on the compared bits.
+TEST_F(SegmentedSortMaxSize, MsdRoundsThatUseUpTheBitRange) {
+  TS_TRACE_SEED();
+  TS_SKIP_IF_SMALL();
+  struct Range {
+    int begin_bit, end_bit;
+  };
+  for (const Range r : {Range{0, 16}, Range{8, 24}, Range{0, 8}, Range{20, 28}}) {
+    SCOPED_TRACE(::testing::Message() << "bits [" << r.begin_bit << ", " << r.end_bit << ")");
+    const std::vector<std::uint32_t> sizes = {(3u << 21) + 3, 20485, 1, (1u << 20) + 7, 0, 70001};
+    std::vector<std::uint32_t> offsets(1, 0);
+    for (const std::uint32_t n : sizes) offsets.push_back(offsets.back() + n);
+    const std::uint32_t total = offsets.back();
+    std::vector<std::uint32_t> keys(total), values(total);
+    for (std::uint32_t i = 0; i < total; ++i) {
+      keys[i] = std::uint32_t(rng_());
+      values[i] = i;
+    }
+    const std::uint32_t mask = ((1u << (r.end_bit - r.begin_bit)) - 1u) << r.begin_bit;
+    std::vector<std::uint32_t> want_keys(total), want_values(total);
+    for (std::size_t s = 0; s < sizes.size(); ++s) {
+      std::vector<std::uint32_t> order(values.begin() + offsets[s], values.begin() + offsets[s + 1]);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](std::uint32_t a, std::uint32_t b) { return (keys[a] & mask) < (keys[b] & mask); });
+      for (std::uint32_t j = 0; j < sizes[s]; ++j) {
+        want_values[offsets[s] + j] = order[j];
+        want_keys[offsets[s] + j] = keys[order[j]];
+      }
+    }
+    tilesort::SortPlan plan;
+    plan.key_type = KeyType::u32;
+    plan.value_type = ValueType::b32;
+    plan.max_items = total;
+    plan.max_segments = sizes.size();
+    ASSERT_NO_FATAL_FAILURE(sort_u32_in_place(stream_, plan, offsets, keys, &values, r.begin_bit, r.end_bit));
+    for (std::size_t s = 0; s < sizes.size(); ++s) {
+      SCOPED_TRACE(::testing::Message() << "segment " << s << " of " << sizes[s] << " keys");
+      std::uint32_t bad = 0, first_bad = 0;
+      for (std::uint32_t i = offsets[s]; i < offsets[s + 1]; ++i)
+        if ((keys[i] != want_keys[i] || values[i] != want_values[i]) && bad++ == 0) first_bad = i - offsets[s];
+      EXPECT_EQ(bad, 0u) << "first wrong rank " << first_bad;
+    }
   }
 }
 

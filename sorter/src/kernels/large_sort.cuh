@@ -383,8 +383,11 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
       __syncthreads();
       const bool in_scratch = !task_in_scratch(bucket);
       if (group[t] != 0) {
-        // A group of several children still compares this round's digit.
-        const int group_high = group[t] == total ? low : high;
+        // A group of several children still compares this round's digit,
+        // unless no bits are left below it: the scatter already put the
+        // children in digit order, and each is in order within (its keys
+        // are equal in every compared bit), so the group only goes home.
+        const int group_high = group[t] == total || low == data.begin_bit ? low : high;
         const Task range{bucket.begin + digit_base, group[t], task_flags(in_scratch, group_high)};
         route_child(range, rl, num_rounds, lists, limits.max_length, kChunk, kSpan, data.begin_bit);
       } else if (total > one_block_max) {
