@@ -571,6 +571,40 @@ void sort_u32_in_place(cudaStream_t stream, const tilesort::SortPlan& plan, cons
   if (values) TS_CUDA_ASSERT(cudaMemcpy(values->data(), d_values.get(), bytes, cudaMemcpyDeviceToHost));
 }
 
+/// Sorts u32 keys with their input positions as values (one plan sized for
+/// them) on key bits [begin_bit, end_bit), and checks every segment against
+/// std::stable_sort on those bits: the keys, and the order of the positions.
+void sort_u32_pairs_and_check(cudaStream_t stream, const std::vector<std::uint32_t>& offsets,
+                              std::vector<std::uint32_t> keys, int begin_bit = 0, int end_bit = -1) {
+  const std::uint32_t total = offsets.back();
+  const int high_bit = end_bit < 0 ? 32 : end_bit;
+  const std::uint32_t mask = std::uint32_t(((std::uint64_t(1) << (high_bit - begin_bit)) - 1u) << begin_bit);
+  std::vector<std::uint32_t> values(total), want_keys(total), want_values(total);
+  for (std::uint32_t i = 0; i < total; ++i) values[i] = i;
+  for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+    std::vector<std::uint32_t> order(values.begin() + offsets[s], values.begin() + offsets[s + 1]);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return (keys[a] & mask) < (keys[b] & mask); });
+    for (std::size_t j = 0; j < order.size(); ++j) {
+      want_values[offsets[s] + j] = order[j];
+      want_keys[offsets[s] + j] = keys[order[j]];
+    }
+  }
+  tilesort::SortPlan plan;
+  plan.key_type = KeyType::u32;
+  plan.value_type = ValueType::b32;
+  plan.max_items = total;
+  plan.max_segments = offsets.size() - 1;
+  ASSERT_NO_FATAL_FAILURE(sort_u32_in_place(stream, plan, offsets, keys, &values, begin_bit, end_bit));
+  for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+    SCOPED_TRACE(::testing::Message() << "segment " << s << " of " << offsets[s + 1] - offsets[s] << " keys");
+    std::uint32_t bad = 0, first_bad = 0;
+    for (std::uint32_t i = offsets[s]; i < offsets[s + 1]; ++i)
+      if ((keys[i] != want_keys[i] || values[i] != want_values[i]) && bad++ == 0) first_bad = i - offsets[s];
+    EXPECT_EQ(bad, 0u) << "first wrong rank " << first_bad;
+  }
+}
+
 // One segment of 2^28 u32 pairs with 16 copies of every key: keys are
 // (a random bijection of [0, 2^28)) >> 4, spread over the upper 24 bits, so
 // the sorted keys are known without a reference sort, and stability shows
@@ -624,8 +658,7 @@ TEST_F(SegmentedSortMaxSize, MsdScatterCopiesAheadAcrossBuckets) {
   const std::vector<std::uint32_t> sizes = {(1u << 21) + 5, (1u << 21) - 3, 12289, (1u << 19) + 1, 1u << 20};
   std::vector<std::uint32_t> offsets(1, 0);
   for (const std::uint32_t n : sizes) offsets.push_back(offsets.back() + n);
-  const std::uint32_t total = offsets.back();
-  std::vector<std::uint32_t> keys(total), values(total);
+  std::vector<std::uint32_t> keys(offsets.back());
   const std::uint32_t top8 = std::uint32_t(rng_()) << 24, top16 = std::uint32_t(rng_()) << 16;
   for (std::size_t s = 0; s < sizes.size(); ++s) {
     for (std::uint32_t i = offsets[s]; i < offsets[s + 1]; ++i) {
@@ -636,31 +669,9 @@ TEST_F(SegmentedSortMaxSize, MsdScatterCopiesAheadAcrossBuckets) {
         case 4: keys[i] = (r % 7u) * 0x24924925u; break;
         default: keys[i] = r;
       }
-      values[i] = i;
     }
   }
-  std::vector<std::uint32_t> want_keys(keys), want_values(values);
-  for (std::size_t s = 0; s < sizes.size(); ++s) {
-    std::vector<std::uint32_t> order(values.begin() + offsets[s], values.begin() + offsets[s + 1]);
-    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
-    for (std::uint32_t j = 0; j < sizes[s]; ++j) {
-      want_values[offsets[s] + j] = order[j];
-      want_keys[offsets[s] + j] = keys[order[j]];
-    }
-  }
-  tilesort::SortPlan plan;
-  plan.key_type = KeyType::u32;
-  plan.value_type = ValueType::b32;
-  plan.max_items = total;
-  plan.max_segments = sizes.size();
-  ASSERT_NO_FATAL_FAILURE(sort_u32_in_place(stream_, plan, offsets, keys, &values));
-  for (std::size_t s = 0; s < sizes.size(); ++s) {
-    SCOPED_TRACE(::testing::Message() << "segment " << s << " of " << sizes[s] << " keys");
-    std::uint32_t bad = 0, first_bad = 0;
-    for (std::uint32_t i = offsets[s]; i < offsets[s + 1]; ++i)
-      if ((keys[i] != want_keys[i] || values[i] != want_values[i]) && bad++ == 0) first_bad = i - offsets[s];
-    EXPECT_EQ(bad, 0u) << "first wrong rank " << first_bad;
-  }
+  ASSERT_NO_FATAL_FAILURE(sort_u32_pairs_and_check(stream_, offsets, keys));
 }
 
 // Bit ranges that the MSD rounds use up: with 16 compared bits, a segment
@@ -673,44 +684,17 @@ TEST_F(SegmentedSortMaxSize, MsdScatterCopiesAheadAcrossBuckets) {
 TEST_F(SegmentedSortMaxSize, MsdRoundsThatUseUpTheBitRange) {
   TS_TRACE_SEED();
   TS_SKIP_IF_SMALL();
+  const std::vector<std::uint32_t> sizes = {(3u << 21) + 3, 20485, 1, (1u << 20) + 7, 0, 70001};
+  std::vector<std::uint32_t> offsets(1, 0);
+  for (const std::uint32_t n : sizes) offsets.push_back(offsets.back() + n);
   struct Range {
     int begin_bit, end_bit;
   };
   for (const Range r : {Range{0, 16}, Range{8, 24}, Range{0, 8}, Range{20, 28}}) {
     SCOPED_TRACE(::testing::Message() << "bits [" << r.begin_bit << ", " << r.end_bit << ")");
-    const std::vector<std::uint32_t> sizes = {(3u << 21) + 3, 20485, 1, (1u << 20) + 7, 0, 70001};
-    std::vector<std::uint32_t> offsets(1, 0);
-    for (const std::uint32_t n : sizes) offsets.push_back(offsets.back() + n);
-    const std::uint32_t total = offsets.back();
-    std::vector<std::uint32_t> keys(total), values(total);
-    for (std::uint32_t i = 0; i < total; ++i) {
-      keys[i] = std::uint32_t(rng_());
-      values[i] = i;
-    }
-    const std::uint32_t mask = ((1u << (r.end_bit - r.begin_bit)) - 1u) << r.begin_bit;
-    std::vector<std::uint32_t> want_keys(total), want_values(total);
-    for (std::size_t s = 0; s < sizes.size(); ++s) {
-      std::vector<std::uint32_t> order(values.begin() + offsets[s], values.begin() + offsets[s + 1]);
-      std::stable_sort(order.begin(), order.end(),
-                       [&](std::uint32_t a, std::uint32_t b) { return (keys[a] & mask) < (keys[b] & mask); });
-      for (std::uint32_t j = 0; j < sizes[s]; ++j) {
-        want_values[offsets[s] + j] = order[j];
-        want_keys[offsets[s] + j] = keys[order[j]];
-      }
-    }
-    tilesort::SortPlan plan;
-    plan.key_type = KeyType::u32;
-    plan.value_type = ValueType::b32;
-    plan.max_items = total;
-    plan.max_segments = sizes.size();
-    ASSERT_NO_FATAL_FAILURE(sort_u32_in_place(stream_, plan, offsets, keys, &values, r.begin_bit, r.end_bit));
-    for (std::size_t s = 0; s < sizes.size(); ++s) {
-      SCOPED_TRACE(::testing::Message() << "segment " << s << " of " << sizes[s] << " keys");
-      std::uint32_t bad = 0, first_bad = 0;
-      for (std::uint32_t i = offsets[s]; i < offsets[s + 1]; ++i)
-        if ((keys[i] != want_keys[i] || values[i] != want_values[i]) && bad++ == 0) first_bad = i - offsets[s];
-      EXPECT_EQ(bad, 0u) << "first wrong rank " << first_bad;
-    }
+    std::vector<std::uint32_t> keys(offsets.back());
+    for (auto& k : keys) k = std::uint32_t(rng_());
+    ASSERT_NO_FATAL_FAILURE(sort_u32_pairs_and_check(stream_, offsets, keys, r.begin_bit, r.end_bit));
   }
 }
 
