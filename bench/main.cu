@@ -71,6 +71,7 @@ struct Options {
   bool workloads_given = false;
   std::uint32_t items = kDefaultItems;      // for --segments
   std::uint64_t seed = kDefaultSeed;
+  int key_bits = -1;                        // --key-bits: -1 = random over the whole key
   bool sweep = false;
   SweepOptions sweep_options;
   std::vector<const Variant*> variants;
@@ -122,6 +123,8 @@ void print_usage(std::FILE* to) {
                "                         runs like the built-in ones (all methods, variants, verified)\n"
                "  --items N              items of each --segments workload (default 2^24)\n"
                "  --seed N               seed of the --segments lengths and keys (default 1)\n"
+               "  --key-bits N           u32 and u64 keys random in their low N bits only (ids from a\n"
+               "                         small range), every bit still compared (default: all bits)\n"
                "  --variants LIST        default all: %s\n"
                "                         (key-value; u32-none = u32 keys only)\n"
                "  --methods LIST         default all: %s\n"
@@ -268,6 +271,9 @@ Options parse_options(int argc, char** argv) {
       o.items = static_cast<std::uint32_t>(parse_count(flag, value(), 1));
     } else if (flag == "--seed") {
       o.seed = static_cast<std::uint64_t>(parse_count(flag, value(), 0));
+    } else if (flag == "--key-bits") {
+      o.key_bits = static_cast<int>(parse_count(flag, value(), 0));
+      if (o.key_bits > 64) usage_error("--key-bits needs at most 64");
     } else if (flag == "--variants") {
       o.variants = parse_variants(value());
     } else if (flag == "--sweep") {
@@ -319,6 +325,7 @@ Options parse_options(int argc, char** argv) {
   }
   if (!o.segment_specs.empty() && !o.workloads_given) o.workloads.clear();  // only the user's workloads
   if (o.sweep) {
+    if (o.key_bits >= 0) usage_error("--key-bits applies to --workloads and --segments, not to --sweep");
     shared.finish_sweep();
     if (!out_given) o.out = kDefaultSweepOut;
     if (o.sweep_options.variants.empty()) o.sweep_options.variants.push_back(&kVariants[0]);
@@ -401,12 +408,24 @@ std::size_t workload_count(const Options& o) { return o.workloads.size() + o.seg
 
 /// Builds the i-th workload; exits with a usage error when a spec cannot be met.
 Workload build_workload(const Options& o, std::size_t i) {
-  if (i < o.workloads.size()) return make_workload(o.workloads[i]);
-  try {
-    return make_spec_workload(o.segment_specs[i - o.workloads.size()], o.items, o.seed);
-  } catch (const std::invalid_argument& e) {
-    usage_error(e.what());
+  Workload w;
+  if (i < o.workloads.size()) {
+    w = make_workload(o.workloads[i]);
+  } else {
+    try {
+      w = make_spec_workload(o.segment_specs[i - o.workloads.size()], o.items, o.seed);
+    } catch (const std::invalid_argument& e) {
+      usage_error(e.what());
+    }
   }
+  if (o.key_bits >= 0) {
+    // A different workload from the built-in one of that name: say so in every report.
+    w.key_bits = o.key_bits;
+    w.name += "/" + std::to_string(o.key_bits) + "-bit-keys";
+    w.note += (w.note.empty() ? "" : "; ") + std::string("integer keys random in their low ") +
+              std::to_string(o.key_bits) + " bits, all bits compared";
+  }
+  return w;
 }
 
 int list_workloads(const Options& options) {

@@ -405,7 +405,12 @@ std::uint32_t max_segment_items(const Workload& workload) {
 void generate_keys(const Workload& workload, KeyKind key, void* out, int end_bit) {
   if (end_bit >= 0 && (key != KeyKind::u32 || end_bit > 32))
     throw std::invalid_argument("a key bit range is generated for u32 keys only, up to 32 bits");
-  const std::uint32_t mask = end_bit < 0 || end_bit >= 32 ? 0xFFFFFFFFu : (1u << end_bit) - 1u;
+  std::uint32_t mask = end_bit < 0 || end_bit >= 32 ? 0xFFFFFFFFu : (1u << end_bit) - 1u;
+  std::uint64_t mask64 = ~0ull;
+  if (workload.key_bits >= 0 && workload.key_bits < 64) {
+    mask64 = (std::uint64_t(1) << workload.key_bits) - 1u;
+    mask &= static_cast<std::uint32_t>(mask64);
+  }
   const std::size_t n = workload.items();
   const std::uint32_t* ids = workload.key_ids.empty() ? nullptr : workload.key_ids.data();
   const std::uint64_t seed = workload.key_seed;
@@ -417,7 +422,7 @@ void generate_keys(const Workload& workload, KeyKind key, void* out, int end_bit
           static_cast<std::uint32_t*>(out)[i] = static_cast<std::uint32_t>(h >> 32) & mask;
           break;
         case KeyKind::u64:
-          static_cast<std::uint64_t*>(out)[i] = h;
+          static_cast<std::uint64_t*>(out)[i] = h & mask64;
           break;
         case KeyKind::f32: {
           // Depth-like keys uniform in [-kRange, kRange) on a grid of 2^24

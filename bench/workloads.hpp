@@ -39,6 +39,10 @@ struct Workload {
   std::vector<std::uint32_t> key_ids;
   std::string note;                     // generator facts worth reporting
   std::uint64_t key_seed = kDefaultKeySeed;  // user workloads derive it from --seed
+  /// Integer keys keep only their low key_bits random bits (the rest zero),
+  /// while every key bit is still compared: ids from a small range, or
+  /// quantised depths the caller did not narrow with end_bit. -1: all bits.
+  int key_bits = -1;
 
   std::uint32_t items() const { return offsets.back(); }
   std::uint32_t segments() const { return static_cast<std::uint32_t>(offsets.size() - 1); }
@@ -55,6 +59,8 @@ Workload make_workload(const std::string& name);
 /// end_bit >= 0 (u32 only) keeps the low end_bit bits of each key, so the
 /// keys lie in [0, 2^end_bit): the data a sort over bits [0, end_bit) is for.
 /// Throws std::invalid_argument for a range on another key type.
+/// workload.key_bits narrows u32 and u64 keys the same way (f32 keys keep
+/// their depth-like spread).
 void generate_keys(const Workload& workload, KeyKind key, void* out, int end_bit = -1);
 
 /// fixed-S with `items` in mind: floor(items / S) segments of exactly S

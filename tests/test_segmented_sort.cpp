@@ -650,8 +650,9 @@ TEST_F(SegmentedSortMaxSize, SingleSegmentOf2p28PairsIsStable) {
 // scatters the current one, across bucket boundaries and past buckets that
 // one digit fills (skipped: nothing to copy): random keys; keys whose top
 // byte is one value (round 0 skips); keys whose top 16 bits are one value
-// (both rounds skip, the fallback finishes); few distinct keys (long equal
-// runs, where stability shows). Checked against std::stable_sort.
+// (round 0 skips and round 1 starts at the highest differing bit); few
+// distinct keys (long equal runs, where stability shows). Checked against
+// std::stable_sort.
 TEST_F(SegmentedSortMaxSize, MsdScatterCopiesAheadAcrossBuckets) {
   TS_TRACE_SEED();
   TS_SKIP_IF_SMALL();
@@ -696,6 +697,46 @@ TEST_F(SegmentedSortMaxSize, MsdRoundsThatUseUpTheBitRange) {
     for (auto& k : keys) k = std::uint32_t(rng_());
     ASSERT_NO_FATAL_FAILURE(sort_u32_pairs_and_check(stream_, offsets, keys, r.begin_bit, r.end_bit));
   }
+}
+
+// Keys whose compared bits do not all vary, in segments large enough that
+// the MSD rounds need every one of their digits: each histogram finds which
+// bits a bucket's keys differ in, so a round never counts a digit that
+// cannot split, and its children start at their highest differing bit.
+// Keys random in their low 24 bits (round 0's digit holds every key; round 1
+// then leaves children of 32K keys for round 2); bit patterns of floats of
+// both signs (top bytes shared by a quarter of the keys, constant exponent
+// bits below them); keys that differ only in one middle byte and the lowest
+// bit (two rounds skipped at once, children with one bit left); nine in ten
+// keys equal (a child that no round splits, finished by the fallback); and
+// short segments beside them. Values are the input positions, so the stable
+// order is checked too, against std::stable_sort.
+TEST_F(SegmentedSortMaxSize, MsdRoundsFollowTheKeysDifferingBits) {
+  TS_TRACE_SEED();
+  TS_SKIP_IF_SMALL();
+  const std::vector<std::uint32_t> sizes = {(1u << 23) + 5, (1u << 22) + 1, 3, (1u << 21) - 7, 1, 1u << 21, 17000};
+  std::vector<std::uint32_t> offsets(1, 0);
+  for (const std::uint32_t n : sizes) offsets.push_back(offsets.back() + n);
+  std::vector<std::uint32_t> keys(offsets.back());
+  const std::uint32_t common = std::uint32_t(rng_());
+  std::uniform_real_distribution<float> depth(-1024.0f, 1024.0f);
+  for (std::size_t s = 0; s < sizes.size(); ++s) {
+    for (std::uint32_t i = offsets[s]; i < offsets[s + 1]; ++i) {
+      const std::uint32_t r = std::uint32_t(rng_());
+      switch (s) {
+        case 0: keys[i] = r & 0x00FFFFFFu; break;
+        case 1: {
+          const float f = depth(rng_);
+          std::memcpy(&keys[i], &f, sizeof f);
+          break;
+        }
+        case 3: keys[i] = (common & ~0x000FF001u) | ((r & 0xFFu) << 12) | ((r >> 8) & 1u); break;
+        case 5: keys[i] = r % 10u != 0 ? common : r; break;
+        default: keys[i] = r;
+      }
+    }
+  }
+  ASSERT_NO_FATAL_FAILURE(sort_u32_pairs_and_check(stream_, offsets, keys));
 }
 
 // A plan of 2^31 - 1 items: 31 segments of 2^30, 2^29, ..., 1 u32 keys,

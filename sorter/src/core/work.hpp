@@ -36,7 +36,7 @@ constexpr std::uint32_t kWarpSortMax = 128;
 // block class b, so no kernel scans ranges that are not its own.
 constexpr int kNumChildLists = 1 + kNumBlockClasses;
 
-constexpr int kMaxMsdRoundsAny = 2;
+constexpr int kMaxMsdRoundsAny = 3;
 
 /// A contiguous range to sort. `begin` is an item index into the user arrays
 /// (and, for ranges that live in scratch, into the scratch arrays: scratch
@@ -64,6 +64,10 @@ struct Bucket {
   std::uint32_t chunk_base;
   std::uint32_t span_base;
   std::uint32_t skip;  // set by the histogram pass: one digit holds every key
+  // Encoded key bits in which some key of the bucket differs from its first
+  // key: each histogram block ORs in its span's, so the block of the last
+  // span knows below which bit the children's keys still differ.
+  unsigned long long differs;  // (the type of the 64-bit atomicOr)
 };
 
 /// Chunks of `chunk_items` keys a range of `length` keys is cut into.

@@ -97,6 +97,16 @@ __device__ __forceinline__ void leave_overlapped_kernel() {
 #endif
 }
 
+/// Exit of a kernel that found, before waiting, that it has nothing to do:
+/// the next kernel launches at once, and block 0 still waits, so the grid
+/// completes after its predecessor and the stream order holds. What it read
+/// to decide must have been complete before the last kernel that waited at
+/// entry started (see msd_round_listed).
+__device__ __forceinline__ void skip_dependent_kernel() {
+  enter_overlapped_kernel();
+  leave_overlapped_kernel();
+}
+
 /// Makes `task` a bucket of MSD round `round` (in `buckets`, that round's
 /// list): takes its slot, its chunks and its spans from the round's counters.
 /// Classification fills round 0, each histogram pass the next round.
@@ -108,9 +118,34 @@ __device__ __forceinline__ void push_bucket(Bucket* buckets, int round, const Ta
   const std::uint32_t chunk_base = atomicAdd(&counters->chunk_count[round], chunks);
   const std::uint32_t span_base = atomicAdd(&counters->span_count[round], msd_spans(chunks, max_span));
   if (b < lists.max_buckets && chunk_base + chunks <= lists.max_chunks)
-    buckets[b] = Bucket{task, chunk_base, span_base, 0u};
+    buckets[b] = Bucket{task, chunk_base, span_base, 0u, 0u};
   else  // cannot happen when the workspace was sized from this plan
     report_error(lists.status, StatusCode::workspace_too_small, b, lists.max_buckets);
+}
+
+/// Index of the highest set bit of a nonzero key word.
+template <class Bits>
+__device__ __forceinline__ int highest_bit(Bits bits) {
+  if constexpr (sizeof(Bits) == 8) return 63 - __clzll((long long)bits);
+  else return 31 - __clz(int(bits));
+}
+
+/// Key bits [0, bit): every bit below `bit`.
+template <class Bits>
+__device__ __forceinline__ Bits bits_below(int bit) {
+  return bit >= int(sizeof(Bits) * 8) ? kAllOnes<Bits> : Bits((Bits(1) << bit) - 1u);
+}
+
+/// OR of a key word over the (whole, converged) warp.
+template <class Bits>
+__device__ __forceinline__ Bits warp_or(Bits bits) {
+  if constexpr (sizeof(Bits) == 8) {
+    const std::uint32_t lo = __reduce_or_sync(~0u, std::uint32_t(bits));
+    const std::uint32_t hi = __reduce_or_sync(~0u, std::uint32_t(bits >> 32));
+    return Bits(lo) | (Bits(hi) << 32);
+  } else {
+    return Bits(__reduce_or_sync(~0u, std::uint32_t(bits)));
+  }
 }
 
 /// Lanes of the warp below this one.

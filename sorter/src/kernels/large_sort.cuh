@@ -179,6 +179,23 @@ __device__ __forceinline__ void route_child(const Task& child, const RoundLists&
   }
 }
 
+/// Whether MSD round `round` has buckets, read before the kernel waits for
+/// its predecessor, so that the rounds that have none (every round of a
+/// call without large segments, and the later rounds of most that have
+/// them) cost their launch and little else. Safe because what it reads is
+/// final by the time the kernel starts: a kernel starts only after every
+/// block of the one before it has waited or skipped. Round 0's buckets are
+/// listed by classify_scatter, the kernel just before its histogram, so it
+/// reads classify_count's count of large segments (one bucket each)
+/// instead. Round r's are listed by the histogram of round r - 1; if that
+/// round had buckets, its scatter waited for that histogram before the
+/// next kernel could start, and if it had none, nothing was written. The
+/// loads bypass L1, which the kernel before may have filled.
+__device__ __forceinline__ bool msd_round_listed(const WorkLists& lists, int round) {
+  return round == 0 ? __ldcg(&lists.counters->class_count[kClassLarge]) != 0
+                    : __ldcg(&lists.counters->span_count[round]) != 0;
+}
+
 /// Look-back flag accesses: the flag is published (release) after the
 /// block's values, and read (acquire) before them, at GPU scope.
 __device__ __forceinline__ void publish_chunk(std::uint32_t* flag, std::uint32_t state) {
@@ -253,6 +270,7 @@ template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Policy::kMsdHistogramMinBlocks : 0)
     msd_histogram_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl, int num_rounds,
                          BlockClassLimits limits, PackTable pack) {
+  if (!msd_round_listed(lists, rl.round)) return skip_dependent_kernel();
   enter_dependent_kernel();
   using Shape = typename Policy::Msd;
   static_assert(Shape::kThreads == kDigits, "one thread per digit in the look-back and the bucket scan");
@@ -266,6 +284,7 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
   __shared__ int bucket_slot;
   __shared__ std::uint32_t next_span;
   __shared__ int flag;
+  __shared__ unsigned long long span_differs;  // key bits in which the span's keys differ from the bucket's first
   if (sort_aborted(lists)) return;
 
   const std::uint32_t num_buckets = lists.counters->bucket_count[rl.round];
@@ -295,13 +314,17 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
     const int low = max(data.begin_bit, high - kDigitBits);
     const int bits = high - low;
     const Bits* src_keys = data.key_source(bucket);
+    const Bits reference = data.codec.encode(src_keys[bucket.begin]);
+    const bool last_span = k + 1 == num_bucket_spans;
 
 #pragma unroll
     for (std::uint32_t j = 0; j < kSpan; ++j) chunk_counts[j][t] = 0;
+    if (t == 0) span_differs = 0;
     __syncthreads();
     // Each chunk's loads are issued before its first atomic, so it is read
     // with full memory-level parallelism. Plain shared atomics: cheaper than
     // grouping equal digits first, except for heavily repeated digits.
+    Bits differs = 0;
     for (std::uint32_t j = 0; j < span_chunks; ++j) {
       const std::uint64_t start = bucket.begin + std::uint64_t(first_chunk + j) * kChunk;
       const std::uint32_t count = min(kChunk, bucket.length - (first_chunk + j) * kChunk);
@@ -313,9 +336,14 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
       }
 #pragma unroll
       for (int r = 0; r < Shape::kItemsMax; ++r)
-        if (std::uint32_t(r * Shape::kThreads + t) < count)
-          atomicAdd(&chunk_counts[j][digit_of(data.codec.encode(key[r]), low, bits)], 1u);
+        if (std::uint32_t(r * Shape::kThreads + t) < count) {
+          const Bits code = data.codec.encode(key[r]);
+          differs |= code ^ reference;
+          atomicAdd(&chunk_counts[j][digit_of(code, low, bits)], 1u);
+        }
     }
+    differs = warp_or(differs);
+    if (t % 32 == 0 && differs != 0) atomicOr(&span_differs, static_cast<unsigned long long>(differs));
     __syncthreads();
     // Thread t owns digit t: its counts in the span's chunks become
     // exclusive prefixes within the span; `mine` is the span's count.
@@ -329,14 +357,24 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
     // Publish this span's counts, then look back over the bucket's spans.
     const std::size_t row = std::size_t(span) * kDigits + t;
     std::uint32_t before = 0;  // digit t's count in the bucket's spans before this one
+    // A span other than the last ORs its differing bits into the bucket's
+    // before its first flag, so every span a look-back reaches, directly or
+    // through an inclusive flag, has done so.
+    unsigned long long* bucket_differs = &rl.buckets[b].differs;
     if (k == 0) {
       lists.chunk_inclusive[row] = mine;
       __syncthreads();
-      if (t == 0) publish_chunk(rl.chunk_ready + span, kChunkInclusive);
+      if (t == 0) {
+        if (!last_span) atomicOr(bucket_differs, span_differs);
+        publish_chunk(rl.chunk_ready + span, kChunkInclusive);
+      }
     } else {
       lists.chunk_aggregate[row] = mine;
       __syncthreads();
-      if (t == 0) publish_chunk(rl.chunk_ready + span, kChunkAggregate);
+      if (t == 0) {
+        if (!last_span) atomicOr(bucket_differs, span_differs);
+        publish_chunk(rl.chunk_ready + span, kChunkAggregate);
+      }
       for (std::uint32_t c = span - 1;; --c) {
         std::uint32_t state;
         while ((state = chunk_state(rl.chunk_ready + c)) == kChunkNotReady) {
@@ -355,10 +393,15 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
     const std::uint32_t chunk_row = rl.buckets[b].chunk_base + first_chunk;
     for (std::uint32_t j = 0; j < span_chunks; ++j)
       rl.chunk_hist[std::size_t(chunk_row + j) * kDigits + t] = before + chunk_counts[j][t];
-    if (k + 1 != num_bucket_spans) continue;  // the next ticket's barrier orders the shared memory
+    if (!last_span) continue;  // the next ticket's barrier orders the shared memory
 
-    // The bucket's last span: `total` is digit t's count in the whole bucket.
+    // The bucket's last span: `total` is digit t's count in the whole bucket,
+    // and after the look-back every other span's differing bits are in.
     const std::uint32_t total = before + mine;
+    if (t == 0) {
+      __threadfence();
+      span_differs |= atomicOr(bucket_differs, span_differs);
+    }
     std::uint32_t digit_base;
     Scan(scan_storage).ExclusiveSum(total, digit_base);
     rl.digit_base[std::uint64_t(b) * kDigits + t] = digit_base;
@@ -368,9 +411,16 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
     __syncthreads();
     const bool skip = flag != 0;
     if (t == 0) rl.buckets[b].skip = skip ? 1u : 0u;
+    // The compared bits in which the bucket's keys differ. Each child's keys
+    // agree above the highest of them below the digit, so its next round or
+    // sort starts there (begin_bit: nothing left to compare), and no round
+    // counts a digit that cannot split.
+    const Bits differs_all = Bits(span_differs) & data.compare_mask;
+    const Bits differs_below = differs_all & bits_below<Bits>(low);
+    const int next_high = differs_below != 0 ? highest_bit(differs_below) + 1 : data.begin_bit;
     if (skip) {
       if (total != 0) {
-        const Task child{bucket.begin, total, task_flags(task_in_scratch(bucket), low)};
+        const Task child{bucket.begin, total, task_flags(task_in_scratch(bucket), next_high)};
         route_child(child, rl, num_rounds, lists, limits.max_length, kChunk, kSpan, data.begin_bit);
       }
     } else {
@@ -383,15 +433,18 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
       __syncthreads();
       const bool in_scratch = !task_in_scratch(bucket);
       if (group[t] != 0) {
-        // A group of several children still compares this round's digit,
-        // unless no bits are left below it: the scatter already put the
-        // children in digit order, and each is in order within (its keys
-        // are equal in every compared bit), so the group only goes home.
-        const int group_high = group[t] == total || low == data.begin_bit ? low : high;
+        // A group of several children still compares this round's digit
+        // (up to its highest differing bit), unless no differing bits are
+        // left below it: the scatter already put the children in digit
+        // order, and each is in order within (its keys are equal in every
+        // compared bit), so the group only goes home.
+        const int group_high = group[t] == total || next_high == data.begin_bit
+                                   ? next_high
+                                   : min(high, highest_bit(differs_all | (Bits(1) << low)) + 1);
         const Task range{bucket.begin + digit_base, group[t], task_flags(in_scratch, group_high)};
         route_child(range, rl, num_rounds, lists, limits.max_length, kChunk, kSpan, data.begin_bit);
       } else if (total > one_block_max) {
-        const Task child{bucket.begin + digit_base, total, task_flags(in_scratch, low)};
+        const Task child{bucket.begin + digit_base, total, task_flags(in_scratch, next_high)};
         route_child(child, rl, num_rounds, lists, limits.max_length, kChunk, kSpan, data.begin_bit);
       }
     }
@@ -436,6 +489,7 @@ __device__ __forceinline__ MsdChunk msd_chunk(const RoundLists& rl, std::uint32_
 template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::Msd::kThreads)
     msd_scatter_keys_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
+  if (!msd_round_listed(lists, rl.round)) return skip_dependent_kernel();
   enter_dependent_kernel();
   using Shape = typename Policy::Msd;
   using Storage = LargeStorage<Shape, Bits, Value>;
@@ -511,6 +565,7 @@ struct MsdScatterSmem {
 template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 4 ? Policy::kMsdScatterMinBlocks : 0)
     msd_scatter_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
+  if (!msd_round_listed(lists, rl.round)) return skip_dependent_kernel();
   enter_dependent_kernel();
   using Shape = typename Policy::MsdScatter;
   using Smem = MsdScatterSmem<Policy, Bits, Value>;
@@ -695,6 +750,9 @@ struct MsdScatterLaunch {
 template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::Fallback::kThreads)
     fallback_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
+  // Its tasks come from the histograms, which every kernel since the warp
+  // sorts (which waited at entry) follows: final before it starts.
+  if (__ldcg(&lists.counters->fallback_count) == 0) return skip_dependent_kernel();
   enter_dependent_kernel();
   using Shape = typename Policy::Fallback;
   using Storage = LargeStorage<Shape, Bits, Value>;
