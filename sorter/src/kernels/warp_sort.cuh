@@ -265,11 +265,14 @@ __device__ __forceinline__ void walk_segments(const SortData<Bits, Value>& data,
 template <class Tuning, std::uint32_t WALK_MAX, bool TRACK_INDEX, class Bits, class Value>
 __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks)
     warp_walk_kernel(SortData<Bits, Value> data, WorkLists lists, PackTable pack) {
-  enter_dependent_kernel();
   // Calls without short segments have nothing to walk: return before
   // reading every offset again (fixed-1, 16.7M one-key segments: 0.229 ->
-  // 0.271 ms with the walk reading them).
-  if (sort_aborted(lists) || lists.counters->any_walked == 0) return;
+  // 0.271 ms with the walk reading them), and before waiting: classify_count
+  // set the flag, and every kernel since classify_scatter (which waited for
+  // it) has waited or skipped (see msd_round_listed).
+  if (__ldcg(&lists.counters->any_walked) == 0) return skip_dependent_kernel();
+  enter_dependent_kernel();
+  if (sort_aborted(lists)) return;
   const std::uint32_t num_segments = lists.counters->num_segments;
   const std::uint64_t batches = (std::uint64_t(num_segments) + 31) / 32;
   const std::uint64_t warp_id = (std::uint64_t(blockIdx.x) * Tuning::kThreads + threadIdx.x) / 32;
@@ -280,6 +283,8 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks)
 
 template <class Tuning, bool TRACK_INDEX, class Bits, class Value>
 __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
+  // Always waits at entry, even with nothing to do: the one-block classes
+  // launched after it do not wait, and rely on it for the MSD rounds.
   enter_dependent_kernel();
   if (sort_aborted(lists)) return;
   const Counters& counters = *lists.counters;
