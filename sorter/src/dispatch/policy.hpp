@@ -351,6 +351,19 @@ constexpr BlockClassLimits block_class_limits(int key_bytes, bool has_values) {
                                          std::make_index_sequence<std::tuple_size_v<typename Policy::BlockShapes>>());
 }
 
+/// The MSD histogram prices a range by ceil(log2(length)) (fill_range_costs):
+/// every block class's tile must be a power of two.
+template <class Policy, std::size_t... B>
+constexpr bool block_tiles_are_powers_of_two(std::index_sequence<B...>) {
+  return ((BlockShapeOf<Policy, int(B)>::kTileItems > 0 &&
+           (BlockShapeOf<Policy, int(B)>::kTileItems & (BlockShapeOf<Policy, int(B)>::kTileItems - 1)) == 0) &&
+          ...);
+}
+static_assert(block_tiles_are_powers_of_two<Sm90Policy>(std::make_index_sequence<kNumBlockClasses>()),
+              "every Sm90Policy block tile is a power of two");
+static_assert(block_tiles_are_powers_of_two<Sm75Policy>(std::make_index_sequence<kNumBlockClasses>()),
+              "every Sm75Policy block tile is a power of two");
+
 /// The longest range one block of this policy sorts for every type: what
 /// bounds the number of ranges the MSD path can create.
 template <class Policy>
