@@ -97,14 +97,20 @@ __device__ __forceinline__ void leave_overlapped_kernel() {
 #endif
 }
 
-/// Exit of a kernel that found, before waiting, that it has nothing to do:
-/// the next kernel launches at once, and block 0 still waits, so the grid
-/// completes after its predecessor and the stream order holds. What it read
-/// to decide must have been complete before the last kernel that waited at
-/// entry started (see msd_round_listed).
-__device__ __forceinline__ void skip_dependent_kernel() {
-  enter_overlapped_kernel();
-  leave_overlapped_kernel();
+/// Entry of a kernel that can tell, before waiting, whether it has work:
+/// with work, enter_dependent_kernel and true; without, it lets the next
+/// kernel launch at once, block 0 still waits (so the grid completes after
+/// its predecessor and the stream order holds), and false: return. What
+/// `has_work` was read from must have been complete before the last kernel
+/// that waited at entry started (see msd_round_listed).
+__device__ __forceinline__ bool enter_dependent_kernel_if(bool has_work) {
+  if (has_work) {
+    enter_dependent_kernel();
+  } else {
+    enter_overlapped_kernel();
+    leave_overlapped_kernel();
+  }
+  return has_work;
 }
 
 /// Makes `task` a bucket of MSD round `round` (in `buckets`, that round's

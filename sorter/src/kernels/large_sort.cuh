@@ -285,8 +285,7 @@ template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Policy::kMsdHistogramMinBlocks : 0)
     msd_histogram_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl, int num_rounds,
                          BlockClassLimits limits, PackTable pack) {
-  if (!msd_round_listed(lists, rl.round)) return skip_dependent_kernel();
-  enter_dependent_kernel();
+  if (!enter_dependent_kernel_if(msd_round_listed(lists, rl.round))) return;
   using Shape = typename Policy::Msd;
   static_assert(Shape::kThreads == kDigits, "one thread per digit in the look-back and the bucket scan");
   using Scan = cub::BlockScan<std::uint32_t, Shape::kThreads>;
@@ -506,8 +505,7 @@ __device__ __forceinline__ MsdChunk msd_chunk(const RoundLists& rl, std::uint32_
 template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::Msd::kThreads)
     msd_scatter_keys_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
-  if (!msd_round_listed(lists, rl.round)) return skip_dependent_kernel();
-  enter_dependent_kernel();
+  if (!enter_dependent_kernel_if(msd_round_listed(lists, rl.round))) return;
   using Shape = typename Policy::Msd;
   using Storage = LargeStorage<Shape, Bits, Value>;
   constexpr std::uint32_t kChunk = Shape::kTileItems;
@@ -582,8 +580,7 @@ struct MsdScatterSmem {
 template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 4 ? Policy::kMsdScatterMinBlocks : 0)
     msd_scatter_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
-  if (!msd_round_listed(lists, rl.round)) return skip_dependent_kernel();
-  enter_dependent_kernel();
+  if (!enter_dependent_kernel_if(msd_round_listed(lists, rl.round))) return;
   using Shape = typename Policy::MsdScatter;
   using Smem = MsdScatterSmem<Policy, Bits, Value>;
   using Scan = cub::BlockScan<std::uint32_t, Shape::kThreads>;
@@ -769,8 +766,7 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads)
     fallback_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
   // Its tasks come from the histograms, which every kernel since the warp
   // sorts (which waited at entry) follows: final before it starts.
-  if (__ldcg(&lists.counters->fallback_count) == 0) return skip_dependent_kernel();
-  enter_dependent_kernel();
+  if (!enter_dependent_kernel_if(__ldcg(&lists.counters->fallback_count) != 0)) return;
   using Shape = typename Policy::Fallback;
   using Storage = LargeStorage<Shape, Bits, Value>;
   using Scan = typename ChunkSorter<Shape, Bits, Value>::Scan;

@@ -270,8 +270,7 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks)
   // 0.271 ms with the walk reading them), and before waiting: classify_count
   // set the flag, and every kernel since classify_scatter (which waited for
   // it) has waited or skipped (see msd_round_listed).
-  if (__ldcg(&lists.counters->any_walked) == 0) return skip_dependent_kernel();
-  enter_dependent_kernel();
+  if (!enter_dependent_kernel_if(__ldcg(&lists.counters->any_walked) != 0)) return;
   if (sort_aborted(lists)) return;
   const std::uint32_t num_segments = lists.counters->num_segments;
   const std::uint64_t batches = (std::uint64_t(num_segments) + 31) / 32;
