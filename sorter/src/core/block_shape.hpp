@@ -77,6 +77,10 @@ enum class BlockAlgorithm { bitonic, radix, merge, none };
 ///   turn it off; its class then takes no windows.
 /// - kKeysOnlyTakesAlgorithm: 32-bit keys without values use ALGORITHM too,
 ///   not FALLBACK.
+/// - kKeyWords: such keys, when every bit is compared, are sorted as
+///   themselves (block::BlockSort::SortEncodedKeys, no positions). A third
+///   network beside the others costs registers, so a shape it makes spill
+///   turns it off.
 struct BlockSortOptions {
   static constexpr int kRadixBits = 4;
   static constexpr bool kNarrowWords = true;
@@ -85,6 +89,7 @@ struct BlockSortOptions {
   static constexpr int kMinBlocks = 0;
   static constexpr bool kWindows = true;
   static constexpr bool kKeysOnlyTakesAlgorithm = false;
+  static constexpr bool kKeyWords = true;
 };
 
 /// A one-block shape: ALGORITHM for 32-bit keys with values, FALLBACK for
@@ -103,6 +108,7 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr int kMinBlocks = OPTIONS_::kMinBlocks;
   static constexpr bool kWindows = OPTIONS_::kWindows;
   static constexpr bool kKeysOnlyTakesAlgorithm = OPTIONS_::kKeysOnlyTakesAlgorithm;
+  static constexpr bool kKeyWords = OPTIONS_::kKeyWords;
 };
 
 /// The algorithm a block shape uses for keys of KEY_BYTES, with or without values.

@@ -165,20 +165,28 @@ __host__ __device__ constexpr std::uint32_t block_class_min(const std::uint32_t 
   return b == 0 ? kWarpSortMax + 1 : max_length[b - 1] + 1;
 }
 
-/// How classification packs segments into windows: for every class but
-/// kClassLarge, its longest range (its tile) and its cost per item at a full
-/// tile; `window_classes` has bit c set when class c sorts windows, whose
-/// keys cost window_cost_percent of the class's cost.
+/// How classification packs segments into windows and the MSD histogram
+/// groups children: for every class but kClassLarge, its longest range (its
+/// tile) and costs per key at a full tile, in the policy's units (hundredths
+/// of a copy of the same items), for this call's types and bit range.
+/// `window_classes` has bit c set when class c sorts windows.
 struct PackTable {
   std::uint32_t tile[kNumClasses - 1];
-  std::uint32_t cost[kNumClasses - 1];
+  // A range of this call sorted alone in the class: with narrow words where
+  // the class sorts the call's bits with them (at most 16 compared bits),
+  // with the keys alone where it sorts them so (keys without values, every
+  // bit compared).
+  std::uint32_t alone_cost[kNumClasses - 1];
+  // A window of several segments in the class: (segment, key, position)
+  // words, offsets and gathered keys (Sm90Policy::kWindowCostPercent).
+  std::uint32_t window_cost[kNumClasses - 1];
   std::uint32_t window_classes;
-  std::uint32_t window_cost_percent;
-  // The lowest cost per key any window can reach (a full tile of the
-  // cheapest window class, window_cost_percent included), in the units of
-  // cost x 100: a range whose own class costs no more per key takes no
-  // window, without trying each class.
+  // The lowest window_cost of any window class: a range whose own class
+  // costs no more per key takes no window, without trying each class.
   std::uint64_t min_window_cost;
+  // Shorter ranges never take a window: those the walk sorts, and for some
+  // types every warp-class range (Sm90Policy::kKeysOnlyWindowMin).
+  std::uint32_t window_min_length;
   // Segments of 2..walk_max keys are sorted by the warp kernel's walk over
   // the segments: classification neither lists nor windows them.
   std::uint32_t walk_max;

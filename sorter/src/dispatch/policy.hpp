@@ -156,8 +156,10 @@ struct Sm90Policy {
   };
   struct Radix5Min4 : Radix5 {
     static constexpr int kMinBlocks = 4;
+    static constexpr bool kKeysOnlyTakesAlgorithm = true;  // see Min7
   };
   struct Radix5Min3 : Radix5 {
+    static constexpr bool kKeysOnlyTakesAlgorithm = true;  // see Min7
     static constexpr int kMinBlocks = 3;
     // Windows raised its spills from 68 to 76 bytes and cost every 2049..4096
     // segment about 6% (fixed-4096 0.353 -> 0.375 ms, H200).
@@ -167,8 +169,23 @@ struct Sm90Policy {
   // at 7 blocks per SM it keeps its occupancy. In the 1024-thread shape it
   // raised the spills from 56 to 144 bytes, so that class takes no windows
   // (nor does the 256x16 one, below).
+  // Keys alone take BlockSort from here to 8192 keys (as in 8193..16384)
+  // rather than cub's radix sort, which costs a full tile whatever the
+  // segment's length and sorts no windows: keys-only segments of 320 took
+  // 2.6 times as long per key as segments of 1024 (H200 sweep of a9864f4,
+  // 18.0 against 7.6 x copy). BlockSort skips a partial tile's padding,
+  // packs such segments into windows (kKeysOnlyClassCost), and with every
+  // bit compared sorts the keys themselves (kKeyWords). Same-run A/B on the
+  // H200, u32 keys, radix -> BlockSort: fixed-320 0.700 -> 0.353 ms,
+  // fixed-512 0.454 -> 0.332, fixed-1024 0.278 -> 0.211, fixed-1280 0.444
+  // -> 0.286, fixed-2048 0.308 -> 0.240, fixed-2560 0.374 -> 0.322,
+  // fixed-4096 0.270 -> 0.264, fixed-5120 0.426 -> 0.343, fixed-8192 0.300
+  // -> 0.278, tiles16-4M 0.441 -> 0.405 (with (key, position) words
+  // instead of the keys themselves, fixed-1024 took 0.294 and fixed-2048
+  // 0.331: slower than the radix sort on full tiles).
   struct Min7 : BlockSortOptions {
     static constexpr int kMinBlocks = 7;
+    static constexpr bool kKeysOnlyTakesAlgorithm = true;
   };
   // 8193..16384 keys only: without this shape they took the MSD path
   // (fixed-16384 u32 keys 0.646 ms, 0.84x cub-segmented-radix-sort, H200).
@@ -184,6 +201,9 @@ struct Sm90Policy {
     static constexpr bool kStageValues = true;
     static constexpr bool kWindows = false;
     static constexpr bool kKeysOnlyTakesAlgorithm = true;
+    // Keys alone as KeyWords raise the keys-only kernel's spills from 96
+    // to 276 bytes, and still took fixed-16384 u32 keys from 0.452 to 0.336
+    // ms (same-run A/B, H200).
   };
   // 4097..8192 with values: BlockSort, now that a partial tile skips the
   // warps and merges that would move only padding (these segments fill two
@@ -196,6 +216,7 @@ struct Sm90Policy {
   // path raised other shapes' registers and spills). Keys alone and 64-bit
   // keys keep the radix sort (Radix5's digits).
   struct StagedMin2 : Radix5 {
+    static constexpr bool kKeysOnlyTakesAlgorithm = true;  // see Min7
     static constexpr bool kStageValues = true;
     static constexpr bool kWindows = false;
     static constexpr int kMinBlocks = 2;
@@ -220,6 +241,34 @@ struct Sm90Policy {
   // from 2048 on (H200, fixed-128/200/300/512/640/1300 windows against the
   // classes above), in percent of the class's cost.
   static constexpr std::uint32_t kWindowCostPercent = 115;
+  // The same for 32-bit keys without values, every bit compared, in
+  // hundredths of a copy of the keys (H200, fixed-S at the class's longest
+  // S: the warp classes from the sweep of a9864f4, the block classes from
+  // the A/B above, BlockSort sorting the keys themselves from 1024 on and
+  // cub's merge sort at 256). Their warp classes (the walk, and the merge
+  // sort from 33 keys on) cost relatively less than the pairs' networks, so
+  // the pairs' table windowed keys-only segments that were cheaper alone.
+  static constexpr std::uint32_t kKeysOnlyClassCost[kNumClasses - 1] = {
+      268, 260, 320, 415, 498,        // warp classes: 8, 16, 32, 64, 128 keys
+      750, 605, 680, 760, 795, 964};  // block classes, in the order of BlockShapes
+  // Keys alone in (key, position) words (windows, and partial bit ranges)
+  // cost this share of the keys sorted as themselves, in percent (H200:
+  // fixed-1024 8.40 against 6.03 x copy, fixed-2048 9.46 against 6.80).
+  static constexpr std::uint32_t kKeysOnlyPositionsPercent = 139;
+  // A segment sorted alone in a block class whose shape sorts the call's
+  // bits with narrow words (at most 16 compared bits: kNarrowWords,
+  // kNarrowRadix) costs this share of the class's cost, in percent: the
+  // 16-bit sort's time over the 32-bit sort's at the class's longest S (H200
+  // sweeps of a9864f4, u32 pairs: 1024 3.21 / 4.38 x copy, 2048 3.66 / 5.15,
+  // 4096 4.17 / 5.42, 8192 4.91 / 6.53, 16384 5.41 / 7.58). Windows always
+  // sort wide words, so a 16-bit call's segment of 640 keys, which the
+  // wide costs put in windows of three in 2048-key tiles, is cheaper alone
+  // in the 1024-key tile (16-bit sweep: 5.36 x copy at 640, 3.59 at 768).
+  static constexpr std::uint32_t kNarrowCostPercent[kNumBlockClasses] = {100, 73, 71, 77, 75, 71};
+  // Keys alone never window segments that a warp class sorts: the merge
+  // sort's cost does not grow with its padding the way the model assumes
+  // (keys only, fixed-80 costs 1.23x fixed-128 per key, not 1.6x).
+  static constexpr std::uint32_t kKeysOnlyWindowMin = kWarpSortMax + 1;
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;

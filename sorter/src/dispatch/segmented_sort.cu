@@ -215,44 +215,81 @@ BlockClassLimits call_block_limits(const SortPlan& plan) {
   return block_class_limits<Policy>(int(size_of(plan.key_type)), plan.value_type != ValueType::none);
 }
 
-/// Window classes: block shapes that sort windows for these types (the
-/// bitonic path, 32-bit keys), that this call's limits leave non-empty and
-/// that it launches (their shortest range is at most `max_range`).
-template <class Policy, std::size_t... B>
-std::uint32_t window_classes_impl(const SortPlan& plan, const BlockClassLimits& limits, std::uint64_t max_range,
-                                  std::index_sequence<B...>) {
-  const int key_bytes = int(size_of(plan.key_type));
-  const bool has_values = plan.value_type != ValueType::none;
+template <class T>
+struct TypeTag {
+  using type = T;
+};
+
+/// The block classes whose shape satisfies `pred(TypeTag<Shape>{}, b)`, as a
+/// class mask (bit kClassBlock0 + b for shape b).
+template <class Policy, class Pred, std::size_t... B>
+std::uint32_t block_class_mask(Pred pred, std::index_sequence<B...>) {
   std::uint32_t mask = 0;
-  ((mask |= key_bytes == 4 && BlockShapeOf<Policy, int(B)>::kWindows &&
-                    block_algorithm_for<BlockShapeOf<Policy, int(B)>>(key_bytes, has_values) == BlockAlgorithm::bitonic &&
-                    block_class_min(limits.max_length, int(B)) <= limits.max_length[B] &&
-                    block_class_min(limits.max_length, int(B)) <= max_range
-                ? 1u << (kClassBlock0 + int(B))
-                : 0u),
-   ...);
+  ((mask |= pred(TypeTag<BlockShapeOf<Policy, int(B)>>{}, int(B)) ? 1u << (kClassBlock0 + int(B)) : 0u), ...);
   return mask;
 }
+template <class Policy, class Pred>
+std::uint32_t block_class_mask(Pred pred) {
+  return block_class_mask<Policy>(pred, std::make_index_sequence<kNumBlockClasses>());
+}
 
-/// The call's pack table (kernels/classify.cuh): class tiles from the call's
-/// limits, costs from the policy.
+/// The call's pack table (kernels/pack.cuh): class tiles from the call's
+/// limits, costs from the policy for the call's types and bit range.
 template <class Policy>
-PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, std::uint64_t max_range) {
+PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, std::uint64_t max_range,
+                          int begin_bit, int end_bit) {
+  const int key_bytes = int(size_of(plan.key_type));
+  const bool has_values = plan.value_type != ValueType::none;
+  const bool keys_alone = key_bytes == 4 && !has_values;
+  // Block classes that sort these types with BlockSort: windows, narrow
+  // words and keys alone are theirs.
+  const std::uint32_t block_sort = block_class_mask<Policy>([&](auto shape, int) {
+    return key_bytes == 4 && block_algorithm_for<typename decltype(shape)::type>(key_bytes, has_values) ==
+                                 BlockAlgorithm::bitonic;
+  });
+  // Sorting at most 16 bits with narrow words (BlockSort's narrow network,
+  // or the narrow radix kernel that dispatch launches for such calls).
+  const std::uint32_t narrow = end_bit - begin_bit > 16 ? 0u : block_sort & block_class_mask<Policy>([](auto shape, int) {
+    using Shape = typename decltype(shape)::type;
+    return Shape::kTileItems <= NarrowSortWord::kMaxItems && (Shape::kNarrowWords || Shape::kNarrowRadix);
+  });
+  // Sorting keys alone, every bit compared, as the keys themselves.
+  const std::uint32_t key_words = !keys_alone || begin_bit != 0 || end_bit != 32
+                                      ? 0u
+                                      : block_sort & block_class_mask<Policy>([](auto shape, int) {
+                                          using Shape = typename decltype(shape)::type;
+                                          return Shape::kKeyWords;
+                                        });
+  // Windows: classes that the call's limits leave non-empty and that it
+  // launches (their shortest range is at most `max_range`).
   PackTable table{};
+  table.window_classes = block_sort & block_class_mask<Policy>([&](auto shape, int b) {
+    using Shape = typename decltype(shape)::type;
+    const std::uint32_t shortest = block_class_min(limits.max_length, b);
+    return Shape::kWindows && shortest <= limits.max_length[b] && shortest <= max_range;
+  });
   for (int c = 0; c < kNumWarpClasses; ++c) table.tile[c] = 8u << c;
   for (int b = 0; b < kNumBlockClasses; ++b) table.tile[kClassBlock0 + b] = limits.max_length[b];
-  for (int c = 0; c < kNumClasses - 1; ++c) table.cost[c] = Policy::kClassCost[c];
-  table.window_cost_percent = Policy::kWindowCostPercent;
-  table.window_classes =
-      window_classes_impl<Policy>(plan, limits, max_range, std::make_index_sequence<kNumBlockClasses>());
   table.min_window_cost = UINT64_MAX;
-  for (int c = kClassBlock0; c < kNumClasses - 1; ++c)
+  for (int c = 0; c < kNumClasses - 1; ++c) {
+    const bool sorted_by_block_sort = (block_sort >> c) & 1u;
+    // (key, position) words: windows, and BlockSort's ranges that neither
+    // narrow words nor the keys themselves serve.
+    const std::uint32_t words = !keys_alone ? Policy::kClassCost[c]
+                                : sorted_by_block_sort
+                                    ? Policy::kKeysOnlyClassCost[c] * Policy::kKeysOnlyPositionsPercent / 100u
+                                    : Policy::kKeysOnlyClassCost[c];
+    table.alone_cost[c] = (key_words >> c) & 1u ? Policy::kKeysOnlyClassCost[c]
+                          : (narrow >> c) & 1u  ? words * Policy::kNarrowCostPercent[c - kClassBlock0] / 100u
+                                                : words;
+    table.window_cost[c] = words * Policy::kWindowCostPercent / 100u;
     if ((table.window_classes >> c) & 1u)
-      table.min_window_cost = std::min<std::uint64_t>(table.min_window_cost,
-                                                      std::uint64_t(table.cost[c]) * table.window_cost_percent);
+      table.min_window_cost = std::min<std::uint64_t>(table.min_window_cost, table.window_cost[c]);
+  }
   static_assert(Policy::kWalkMaxNarrow <= kWalkLongest && Policy::kWalkMaxWide <= kWalkLongest,
                 "the walk kernel sorts segments of up to kWalkLongest keys");
-  table.walk_max = Policy::walk_max(int(size_of(plan.key_type)), int(size_of(plan.value_type)));
+  table.walk_max = Policy::walk_max(key_bytes, int(size_of(plan.value_type)));
+  table.window_min_length = keys_alone ? std::max(Policy::kKeysOnlyWindowMin, table.walk_max + 1) : table.walk_max + 1;
   return table;
 }
 
@@ -429,7 +466,7 @@ SortCall make_call(void* workspace, const SortWorkspace& layout, const SortPlan&
   call.num_msd_rounds = max_segment > one_block_max ? std::min(Policy::kMaxMsdRounds, digits) : 0;
   // MSD children can be as long as one block holds.
   call.max_range = call.num_msd_rounds > 0 ? std::max<std::uint64_t>(max_segment, one_block_max) : max_segment;
-  counts.pack = call_pack_table<Policy>(plan, counts.block_limits, call.max_range);
+  counts.pack = call_pack_table<Policy>(plan, counts.block_limits, call.max_range, args.begin_bit, end_bit);
   call.stream = stream;
   call.programmatic = attributes.compute_major >= 9;
   call.multiprocessors = attributes.multiprocessors;

@@ -69,7 +69,10 @@ struct BlockSorter {
       Shape::kNarrowRadix && sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems;
   using NarrowRadix = block::BlockRadixSort8<std::uint32_t, KeysOnly, Shape::kThreads, Shape::kItemsMax>;
   static_assert(!kNarrowRadix || !(kBitonic && Shape::kWindows), "the narrow radix kernel sorts no windows");
-  static constexpr int kMinBlocks = sizeof(Bits) == 4 && sizeof(Value) == 4 ? Shape::kMinBlocks : 0;
+  // 32-bit keys alone through BlockSort need fewer registers than with
+  // 32-bit values, so the same cap holds for them (not for cub's sorts).
+  static constexpr int kMinBlocks =
+      sizeof(Bits) == 4 && (sizeof(Value) == 4 || (!kHasValues<Value> && kBitonic)) ? Shape::kMinBlocks : 0;
   struct TempStorage {
     union {
       typename Load::TempStorage load;
@@ -139,10 +142,19 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   // more direct forms (a constexpr-guarded branch, or folding the test into
   // one expression) left the 1024-thread kernel with 124-224 bytes of spills
   // instead of 56.
+  // Keys alone, every bit compared: equal keys are identical, so the sort
+  // needs no positions and moves the keys themselves (KeyWord), the narrow
+  // words' size with nothing to gather back. It serves MSD children too
+  // (bits above a child's high bit are equal within it).
+  constexpr bool kPlainCapable = !kHasValues<Value> && sizeof(Bits) == 4 && Shape::kKeyWords;
+  bool plain = false;
+  if constexpr (kPlainCapable) plain = !windowed && needs_sort && data.compare_mask == kAllOnes<Bits>;
   bool narrow = false;
-  if constexpr (kNarrowCapable) narrow = !windowed && needs_sort && task_high_bit(task) - data.begin_bit <= 16;
+  if constexpr (kNarrowCapable) narrow = !plain && !windowed && needs_sort && task_high_bit(task) - data.begin_bit <= 16;
   std::uint32_t position[kItems];
-  if (narrow) {
+  if (plain) {
+    if constexpr (kPlainCapable) typename Sorter::Sort(storage.sort).template SortEncodedKeys<true>(key, int(task.length));
+  } else if (narrow) {
     if constexpr (kNarrowCapable) {
       // In place: the keys are gathered again below.
       const int width = task_high_bit(task) - data.begin_bit;
@@ -193,7 +205,7 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   };
   // Keys come out masked (or narrowed) to the compared bits; unless that is
   // all of them, gather the originals like the values.
-  const bool gather_keys = narrow || windowed || data.compare_mask != kAllOnes<Bits> || !needs_sort;
+  const bool gather_keys = narrow || windowed || data.compare_mask != kAllOnes<Bits> || !needs_sort;  // never `plain`
 
   Value value[Sorter::kStageValues ? 1 : kItems];
   if constexpr (Sorter::kStageValues) __syncthreads();  // the sort's storage becomes the staging area

@@ -22,9 +22,10 @@ __host__ __device__ __forceinline__ bool walked_length(std::uint64_t length, con
 /// rather share a tile with its neighbours (a window). A range goes to the
 /// option with the lowest cost per key: its own class, whose tile it may
 /// leave up to half empty, or a window class whose tile holds
-/// floor(tile / length) such ranges. Cost per key = the class's cost at a
-/// full tile / the share of the tile the keys fill. The ranges the walk
-/// sorts never take windows (every policy walks at least 2..16 keys).
+/// floor(tile / length) such ranges. Cost per key = the cost at a full tile
+/// (PackTable::alone_cost, or window_cost for a window) / the share of the
+/// tile the keys fill. Ranges shorter than PackTable::window_min_length (at
+/// least those the walk sorts) never take windows.
 struct PackChoice {
   int size_class;  // own class when not windowed
   bool window;
@@ -33,10 +34,10 @@ __host__ __device__ __forceinline__ PackChoice pack_choice(std::uint64_t length,
                                                            const std::uint32_t (&block_class_max)[kNumBlockClasses]) {
   const int own = size_class_of(length, block_class_max);
   PackChoice choice{own, false};
-  if (own == kClassNone || own == kClassLarge || pack.window_classes == 0 || walked_length(length, pack))
+  if (own == kClassNone || own == kClassLarge || pack.window_classes == 0 || length < pack.window_min_length)
     return choice;
   // Compare cost * tile / (ranges per tile * length) as fractions.
-  std::uint64_t best_num = std::uint64_t(pack.cost[own]) * pack.tile[own] * 100u;
+  std::uint64_t best_num = std::uint64_t(pack.alone_cost[own]) * pack.tile[own];
   std::uint64_t best_den = length;
   // The usual case (every warp class, full block tiles): no window can win.
   if (best_num <= pack.min_window_cost * length) return choice;
@@ -44,7 +45,7 @@ __host__ __device__ __forceinline__ PackChoice pack_choice(std::uint64_t length,
   for (int c = kClassBlock0; c < kClassLarge; ++c) {
     const std::uint32_t tile = pack.tile[c];
     if (!((pack.window_classes >> c) & 1u) || tile < 2 * length) continue;
-    const std::uint64_t num = std::uint64_t(pack.cost[c]) * pack.window_cost_percent * tile;
+    const std::uint64_t num = std::uint64_t(pack.window_cost[c]) * tile;
     const std::uint64_t den = (tile / length) * length;
     if (num * best_den < best_num * den) {
       best_num = num;

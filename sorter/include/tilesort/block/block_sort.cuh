@@ -55,6 +55,9 @@ __device__ __forceinline__ SortWord<std::uint64_t> shfl_xor_word(const SortWord<
 __device__ __forceinline__ NarrowSortWord shfl_xor_word(const NarrowSortWord& w, int mask) {
   return NarrowSortWord{__shfl_xor_sync(0xffffffffu, w.bits, mask)};
 }
+__device__ __forceinline__ KeyWord shfl_xor_word(const KeyWord& w, int mask) {
+  return KeyWord{__shfl_xor_sync(0xffffffffu, w.bits, mask)};
+}
 
 template <int PLANES, int STRIDE, class Word>
 __device__ __forceinline__ void store_word(std::uint32_t* planes, int index, const Word& w) {
@@ -460,6 +463,29 @@ class BlockSort {
     if constexpr (STRIPED) to_striped(w, t);
 #pragma unroll
     for (int r = 0; r < ITEMS_PER_THREAD; ++r) words[r] = w[r].bits;
+  }
+
+  /// Sorts encoded 32-bit keys alone, ascending, as KeyWord: half the data
+  /// of SortPositions, no positions, and equal keys in no particular order,
+  /// so only for sorts whose keys are all there is to them (no values, every
+  /// bit compared). Items at positions >= valid_items are ignored (ranks >=
+  /// valid_items hold padding). Arrangement and synchronisation as
+  /// SortPositions.
+  template <bool STRIPED = false>
+  __device__ __forceinline__ void SortEncodedKeys(std::uint32_t (&encoded)[ITEMS_PER_THREAD], int valid_items) {
+    static_assert(std::is_same<Bits, std::uint32_t>::value, "SortEncodedKeys: 32-bit keys");
+    using Plain = NetworkFor<KeyWord>;
+    const int t = int(threadIdx.x);
+    KeyWord w[ITEMS_PER_THREAD];
+#pragma unroll
+    for (int r = 0; r < ITEMS_PER_THREAD; ++r) {
+      const int p = t * ITEMS_PER_THREAD + r;
+      w[r] = p < valid_items ? KeyWord{encoded[r]} : KeyWord::padding();
+    }
+    Plain::sort(w, storage_.planes, t, valid_items);
+    if constexpr (STRIPED) to_striped_words<Plain::kStride>(w, t);
+#pragma unroll
+    for (int r = 0; r < ITEMS_PER_THREAD; ++r) encoded[r] = w[r].key();
   }
 
   /// SortPositions for keys of at most 16 bits (`key16[r] < 65536`: a

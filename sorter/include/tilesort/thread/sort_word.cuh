@@ -138,6 +138,22 @@ struct NarrowSortWord {
   friend TILESORT_HD bool operator<(const NarrowSortWord& a, const NarrowSortWord& b) { return a.bits < b.bits; }
 };
 
+/// An encoded 32-bit key alone, for sorts in which equal keys are
+/// interchangeable (keys without values, every bit compared): no position,
+/// so half the data of SortWord<std::uint32_t>, and the order among equal
+/// keys is not kept. Padding equals the largest key, which is harmless for
+/// the same reason.
+struct KeyWord {
+  std::uint32_t bits;
+  static constexpr int kPlanes = 1;
+  static TILESORT_HD KeyWord make(std::uint32_t key, std::uint32_t) { return KeyWord{key}; }
+  static TILESORT_HD KeyWord padding() { return KeyWord{~std::uint32_t(0)}; }
+  TILESORT_HD std::uint32_t key() const { return bits; }
+  TILESORT_HD std::uint32_t plane(int) const { return bits; }
+  static TILESORT_HD KeyWord from_planes(const std::uint32_t (&planes)[kPlanes]) { return KeyWord{planes[0]}; }
+  friend TILESORT_HD bool operator<(const KeyWord& a, const KeyWord& b) { return a.bits < b.bits; }
+};
+
 namespace thread {
 
 /// Orders a pair: afterwards `lo` precedes `hi` when `ascending`, else the
