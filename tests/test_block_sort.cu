@@ -105,6 +105,28 @@ __global__ void __launch_bounds__(T) narrow_positions_kernel(const std::uint32_t
   }
 }
 
+/// SortEncodedKeys: one tile per block of 32-bit keys sorted as themselves.
+/// Writes every rank, padding included (the second parameter only gives it
+/// run_tiles' argument list).
+template <int T, int I, bool STRIPED, BlockSortStrategy S>
+__global__ void __launch_bounds__(T) encoded_keys_kernel(const std::uint32_t* in_keys, const std::uint32_t*,
+                                                         std::uint32_t* out_keys, std::uint32_t*, const int* valid) {
+  using Sort = tilesort::block::BlockSort<std::uint32_t, KeysOnly, T, I, S>;
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  auto& temp = *reinterpret_cast<typename Sort::TempStorage*>(shared_raw);
+  const std::size_t tile = std::size_t(blockIdx.x) * Sort::kTileItems;
+  const int n = valid[blockIdx.x];
+  std::uint32_t key[I];
+#pragma unroll
+  for (int r = 0; r < I; ++r) key[r] = in_keys[tile + threadIdx.x * I + r];  // slots past n hold garbage
+  Sort(temp).template SortEncodedKeys<STRIPED>(key, n);
+#pragma unroll
+  for (int r = 0; r < I; ++r) {
+    const int rank = STRIPED ? r * T + int(threadIdx.x) : int(threadIdx.x) * I + r;
+    out_keys[tile + rank] = key[r];
+  }
+}
+
 /// SortWords: one tile per block of caller-made 64-bit words, padding (~0)
 /// from valid on, as the library's one-block kernels make them. Writes every
 /// rank, padding included, so the host checks that it stays padding.
@@ -339,6 +361,39 @@ void check_narrow_positions(const std::vector<int>& valid, int key_bits, Rng& rn
                       << key_bits << "-bit keys, tile " << b << " (valid " << valid[b] << "), rank " << rank
                       << ": position " << got_positions[at] << " want " << order[rank] << ", key " << got.keys[at]
                       << " want " << tile_keys[order[rank]] << "; " << tstest::seed_message();
+        return;
+      }
+    }
+  }
+}
+
+/// SortEncodedKeys against std::sort of the valid prefix: keys below
+/// 2^key_bits, the largest key (equal to the padding) made common, and
+/// garbage in the slots past the valid count, which the sort must ignore;
+/// every rank from the valid count on must come back as padding (~0).
+template <int T, int I, bool STRIPED = false, BlockSortStrategy S = kDefaultStrategy<T, I>>
+void check_encoded_keys(const std::vector<int>& valid, int key_bits, Rng& rng) {
+  constexpr int kTile = T * I;
+  const std::size_t slots = valid.size() * kTile;
+  const std::uint32_t mask = key_bits == 32 ? ~0u : (1u << key_bits) - 1u;
+  TileData<std::uint32_t, std::uint32_t> in;
+  in.keys.resize(slots);
+  for (auto& k : in.keys) k = rng() % 4 == 0 ? ~0u : std::uint32_t(rng()) & mask;
+  in.values = in.keys;
+  constexpr int kSmem = int(sizeof(typename tilesort::block::BlockSort<std::uint32_t, KeysOnly, T, I, S>::TempStorage));
+  TileData<std::uint32_t, std::uint32_t> got;
+  ASSERT_NO_FATAL_FAILURE(run_tiles(encoded_keys_kernel<T, I, STRIPED, S>, unsigned(valid.size()), T, kSmem, in, valid, got));
+  for (std::size_t b = 0; b < valid.size(); ++b) {
+    std::vector<std::uint32_t> want(in.keys.begin() + std::ptrdiff_t(b * kTile),
+                                    in.keys.begin() + std::ptrdiff_t(b * kTile + std::size_t(valid[b])));
+    std::sort(want.begin(), want.end());
+    want.resize(kTile, ~0u);
+    for (int rank = 0; rank < kTile; ++rank) {
+      if (got.keys[b * kTile + std::size_t(rank)] != want[std::size_t(rank)]) {
+        ADD_FAILURE() << "SortEncodedKeys<" << T << "x" << I << (STRIPED ? ", striped" : "") << "> " << key_bits
+                      << "-bit keys, tile " << b << " (valid " << valid[b] << "), rank " << rank << ": "
+                      << got.keys[b * kTile + std::size_t(rank)] << " want " << want[std::size_t(rank)] << "; "
+                      << tstest::seed_message();
         return;
       }
     }
@@ -705,6 +760,24 @@ TEST(BlockSort, NarrowWords) {
   }
 }
 
+// Keys sorted as themselves (no positions): both strategies, both
+// arrangements, every count of a small tile, partial tiles at every warp-run
+// boundary of the library's 16384-item shape, keys equal to the padding.
+TEST(BlockSort, EncodedKeysAlone) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  constexpr auto kBitonic = BlockSortStrategy::bitonic;
+  constexpr auto kMerge = BlockSortStrategy::warp_runs_merge;
+  for (int key_bits : {1, 12, 32}) {
+    SCOPED_TRACE(::testing::Message() << key_bits << "-bit keys");
+    ASSERT_NO_FATAL_FAILURE((check_encoded_keys<64, 4, true>(valid_counts(256, true, rng), key_bits, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_encoded_keys<128, 8, false, kBitonic>(valid_counts(1024, false, rng), key_bits, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_encoded_keys<128, 8, true, kMerge>(run_boundary_counts(1024, 256), key_bits, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_encoded_keys<256, 16, true>(run_boundary_counts(4096, 512), key_bits, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_encoded_keys<1024, 16, true, kMerge>(run_boundary_counts(16384, 512), key_bits, rng)));
+  }
+}
+
 // Warp runs + merges skip the work of warps and pairs that hold only
 // padding: counts at and beside every warp-run boundary, on shapes with 4 to
 // 32 warps (1 to 5 merge levels), every word width, both arrangements, and
@@ -755,6 +828,12 @@ TEST(BlockSanitizer, BlockSortPartialTiles) {
   check_block_sort<std::uint64_t, std::uint32_t, 256, 8>({1, 1500, 2048}, Order::descending, Dist::uniform, rng);
   // Partial tiles whose padding warps and pairs skip the merge work.
   check_sort_words<256, 16, true>({0, 511, 512, 1537, 2560, 4095}, 3, rng);
+}
+TEST(BlockSanitizer, EncodedKeysAlone) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  ASSERT_NO_FATAL_FAILURE((check_encoded_keys<256, 16, true>({0, 1, 511, 2500, 4096}, 32, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_encoded_keys<128, 8, false>({0, 100, 1024}, 3, rng)));
 }
 TEST(BlockSanitizer, NarrowWords) {
   REQUIRE_CUDA_DEVICE();
