@@ -180,6 +180,12 @@ struct PackTable {
   // A window of several segments in the class: (segment, key, position)
   // words, offsets and gathered keys (Sm90Policy::kWindowCostPercent).
   std::uint32_t window_cost[kNumClasses - 1];
+  // The MSD histogram's grouping of children (large_sort.cuh, range_cost):
+  // the pairs' costs for every type (Sm90Policy::kClassCost). Priced with
+  // alone_cost, keys alone left one round's 80-key children single in the
+  // warp classes instead of three to a 256-key tile: fixed-20480 u32 keys
+  // 0.530 -> 0.680 ms, fixed-5242880 0.669 -> 0.819 (same-run A/B, H200).
+  std::uint32_t group_cost[kNumClasses - 1];
   std::uint32_t window_classes;
   // The lowest window_cost of any window class: a range whose own class
   // costs no more per key takes no window, without trying each class.

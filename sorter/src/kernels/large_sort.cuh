@@ -214,10 +214,10 @@ __device__ __forceinline__ std::uint32_t chunk_state(const std::uint32_t* flag) 
 __device__ __forceinline__ std::uint64_t range_cost(const PackTable& pack, std::uint32_t n) {
   // Constant indices only: a computed index into the kernel parameter
   // would copy the table to local memory.
-  std::uint64_t cost = std::uint64_t(pack.alone_cost[kNumClasses - 2]) * pack.tile[kNumClasses - 2];
+  std::uint64_t cost = std::uint64_t(pack.group_cost[kNumClasses - 2]) * pack.tile[kNumClasses - 2];
 #pragma unroll
   for (int k = kNumClasses - 3; k >= 0; --k)
-    if (n <= pack.tile[k]) cost = std::uint64_t(pack.alone_cost[k]) * pack.tile[k];
+    if (n <= pack.tile[k]) cost = std::uint64_t(pack.group_cost[k]) * pack.tile[k];
   return cost;
 }
 
