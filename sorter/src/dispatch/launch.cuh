@@ -23,7 +23,7 @@ cudaError_t launch_block_class(const SortCall& call, const SortData<Bits, Value>
   if (min_length > call.counts.block_limits.max_length[CLASS - kClassBlock0] || call.max_range < min_length) return cudaSuccess;
   using Sorter = BlockSorter<Shape, Bits, Value>;
   using Storage = typename Sorter::TempStorage;
-  const bool narrow = Sorter::kNarrowRadix && call.end_bit - call.begin_bit <= 16;
+  const bool narrow = Sorter::kNarrowRadix && call.end_bit - call.begin_bit <= NarrowSortWord::kKeyBits;
   const auto kernel = narrow ? block_sort_kernel<Shape, CLASS, Sorter::kNarrowRadix, Bits, Value>
                              : block_sort_kernel<Shape, CLASS, false, Bits, Value>;
   return launch_persistent(kernel, Shape::kThreads, sizeof(Storage), call.stream, call.programmatic, 0, data, call.lists);

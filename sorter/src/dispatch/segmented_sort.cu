@@ -249,7 +249,7 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
   });
   // Sorting at most 16 bits with narrow words (BlockSort's narrow network,
   // or the narrow radix kernel that dispatch launches for such calls).
-  const std::uint32_t narrow = end_bit - begin_bit > 16 ? 0u : block_sort & block_class_mask<Policy>([](auto shape, int) {
+  const std::uint32_t narrow = end_bit - begin_bit > NarrowSortWord::kKeyBits ? 0u : block_sort & block_class_mask<Policy>([](auto shape, int) {
     using Shape = typename decltype(shape)::type;
     return Shape::kTileItems <= NarrowSortWord::kMaxItems && (Shape::kNarrowWords || Shape::kNarrowRadix);
   });

@@ -138,19 +138,20 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   // Bits above the task's high bit are equal within it, so they can go.
   constexpr bool kNarrowCapable =
       sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems && Shape::kNarrowWords;
-  // Set under `if constexpr` but tested with a plain `if` on purpose: the
-  // more direct forms (a constexpr-guarded branch, or folding the test into
-  // one expression) left the 1024-thread kernel with 124-224 bytes of spills
-  // instead of 56.
   // Keys alone, every bit compared: equal keys are identical, so the sort
   // needs no positions and moves the keys themselves (KeyWord), the narrow
   // words' size with nothing to gather back. It serves MSD children too
   // (bits above a child's high bit are equal within it).
   constexpr bool kPlainCapable = !kHasValues<Value> && sizeof(Bits) == 4 && Shape::kKeyWords;
+  // Set under `if constexpr` but tested with a plain `if` on purpose: the
+  // more direct forms (a constexpr-guarded branch, or folding the test into
+  // one expression) left the 1024-thread kernel with 124-224 bytes of spills
+  // instead of 56.
   bool plain = false;
   if constexpr (kPlainCapable) plain = !windowed && needs_sort && data.compare_mask == kAllOnes<Bits>;
   bool narrow = false;
-  if constexpr (kNarrowCapable) narrow = !plain && !windowed && needs_sort && task_high_bit(task) - data.begin_bit <= 16;
+  if constexpr (kNarrowCapable)
+    narrow = !plain && !windowed && needs_sort && task_high_bit(task) - data.begin_bit <= NarrowSortWord::kKeyBits;
   std::uint32_t position[kItems];
   if (plain) {
     if constexpr (kPlainCapable) typename Sorter::Sort(storage.sort).template SortEncodedKeys<true>(key, int(task.length));

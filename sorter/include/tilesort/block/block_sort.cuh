@@ -427,15 +427,8 @@ class BlockSort {
   template <bool STRIPED = false>
   __device__ __forceinline__ void SortPositions(Bits (&encoded)[ITEMS_PER_THREAD], int valid_items,
                                                 std::uint32_t (&position)[ITEMS_PER_THREAD]) {
-    const int t = int(threadIdx.x);
     Word w[ITEMS_PER_THREAD];
-#pragma unroll
-    for (int r = 0; r < ITEMS_PER_THREAD; ++r) {
-      const int p = t * ITEMS_PER_THREAD + r;
-      w[r] = p < valid_items ? Word::make(encoded[r], std::uint32_t(p)) : Word::padding();
-    }
-    Network::sort(w, storage_.planes, t, valid_items);
-    if constexpr (STRIPED) to_striped(w, t);
+    sort_made_words<STRIPED>(w, valid_items, [&](int r, std::uint32_t p) { return Word::make(encoded[r], p); });
 #pragma unroll
     for (int r = 0; r < ITEMS_PER_THREAD; ++r) {
       encoded[r] = w[r].key();
@@ -474,16 +467,8 @@ class BlockSort {
   template <bool STRIPED = false>
   __device__ __forceinline__ void SortEncodedKeys(std::uint32_t (&encoded)[ITEMS_PER_THREAD], int valid_items) {
     static_assert(std::is_same<Bits, std::uint32_t>::value, "SortEncodedKeys: 32-bit keys");
-    using Plain = NetworkFor<KeyWord>;
-    const int t = int(threadIdx.x);
     KeyWord w[ITEMS_PER_THREAD];
-#pragma unroll
-    for (int r = 0; r < ITEMS_PER_THREAD; ++r) {
-      const int p = t * ITEMS_PER_THREAD + r;
-      w[r] = p < valid_items ? KeyWord{encoded[r]} : KeyWord::padding();
-    }
-    Plain::sort(w, storage_.planes, t, valid_items);
-    if constexpr (STRIPED) to_striped_words<Plain::kStride>(w, t);
+    sort_made_words<STRIPED>(w, valid_items, [&](int r, std::uint32_t p) { return KeyWord::make(encoded[r], p); });
 #pragma unroll
     for (int r = 0; r < ITEMS_PER_THREAD; ++r) encoded[r] = w[r].key();
   }
@@ -497,16 +482,9 @@ class BlockSort {
   __device__ __forceinline__ void SortPositionsNarrow(std::uint32_t (&key16)[ITEMS_PER_THREAD], int valid_items,
                                                       std::uint32_t (&position)[ITEMS_PER_THREAD]) {
     static_assert(kTileItems <= NarrowSortWord::kMaxItems, "narrow words hold 16-bit positions");
-    using Narrow = NetworkFor<NarrowSortWord>;
-    const int t = int(threadIdx.x);
     NarrowSortWord w[ITEMS_PER_THREAD];
-#pragma unroll
-    for (int r = 0; r < ITEMS_PER_THREAD; ++r) {
-      const int p = t * ITEMS_PER_THREAD + r;
-      w[r] = p < valid_items ? NarrowSortWord::make(key16[r], std::uint32_t(p)) : NarrowSortWord::padding();
-    }
-    Narrow::sort(w, storage_.planes, t, valid_items);
-    if constexpr (STRIPED) to_striped_words<Narrow::kStride>(w, t);
+    sort_made_words<STRIPED>(w, valid_items,
+                             [&](int r, std::uint32_t p) { return NarrowSortWord::make(key16[r], p); });
 #pragma unroll
     for (int r = 0; r < ITEMS_PER_THREAD; ++r) {
       key16[r] = w[r].key();
@@ -515,19 +493,29 @@ class BlockSort {
   }
 
  private:
-  template <bool STRIPED = false>
-  __device__ __forceinline__ void sort_keys(Key (&keys)[ITEMS_PER_THREAD], int valid_items, Order order,
-                                            Word (&w)[ITEMS_PER_THREAD]) {
+  /// Makes this thread's words from its blocked items (`make(r, position)`,
+  /// padding from valid_items on), sorts them with W's network and leaves
+  /// them blocked, or STRIPED.
+  template <bool STRIPED, class W, class Make>
+  __device__ __forceinline__ void sort_made_words(W (&w)[ITEMS_PER_THREAD], int valid_items, Make make) {
+    using Net = NetworkFor<W>;
     const int t = int(threadIdx.x);
-    const auto codec = codec_for<Key>(order == Order::descending);
 #pragma unroll
     for (int r = 0; r < ITEMS_PER_THREAD; ++r) {
       const int p = t * ITEMS_PER_THREAD + r;
-      w[r] = p < valid_items ? Word::make(codec.encode(bit_cast_to<Bits>(keys[r])), std::uint32_t(p))
-                             : Word::padding();
+      w[r] = p < valid_items ? make(r, std::uint32_t(p)) : W::padding();
     }
-    Network::sort(w, storage_.planes, t, valid_items);
-    if constexpr (STRIPED) to_striped(w, t);
+    Net::sort(w, storage_.planes, t, valid_items);
+    if constexpr (STRIPED) to_striped_words<Net::kStride>(w, t);
+  }
+
+  template <bool STRIPED = false>
+  __device__ __forceinline__ void sort_keys(Key (&keys)[ITEMS_PER_THREAD], int valid_items, Order order,
+                                            Word (&w)[ITEMS_PER_THREAD]) {
+    const auto codec = codec_for<Key>(order == Order::descending);
+    sort_made_words<STRIPED>(w, valid_items, [&keys, codec](int r, std::uint32_t p) {
+      return Word::make(codec.encode(bit_cast_to<Bits>(keys[r])), p);
+    });
 #pragma unroll
     for (int r = 0; r < ITEMS_PER_THREAD; ++r) keys[r] = bit_cast_to<Key>(codec.decode(w[r].key()));
   }

@@ -122,6 +122,7 @@ template <> struct SortWord<std::uint64_t> {
 struct NarrowSortWord {
   std::uint32_t bits;
   static constexpr int kPlanes = 1;
+  static constexpr int kKeyBits = 16;  // a range of at most this many compared bits fits
   static constexpr int kMaxItems = 1 << 16;
   static TILESORT_HD NarrowSortWord make(std::uint32_t key16, std::uint32_t position) {
     return NarrowSortWord{(key16 << 16) | position};
