@@ -818,6 +818,52 @@ TEST_F(SegmentedSortWarpMerge, EveryLengthOfTheMergeClasses) {
 }
 
 // ---------------------------------------------------------------------------
+// The walk (segments of up to 32 keys, straight from the offsets in batches
+// of 32): one lane per segment, with the network of the batch's longest (2,
+// 4, 8 or, for 32-bit keys alone with every bit compared, 16 keys by
+// Batcher's odd-even merge sort), groups of lanes above that. Batches whose
+// longest segment is each length from 1 to 33, with shorter and empty
+// segments beside it, for keys alone (all bits and partial ranges), values
+// and 64-bit keys, every distribution, both orders.
+// ---------------------------------------------------------------------------
+using SegmentedSortWalk = GpuTest;
+
+TEST_F(SegmentedSortWalk, EveryLongestLengthOfABatch) {
+  TS_TRACE_SEED();
+  struct Kind {
+    KeyType key;
+    ValueType value;
+    int begin_bit, end_bit;  // end -1: every bit
+  };
+  const Kind kinds[] = {{KeyType::u32, ValueType::none, 0, -1}, {KeyType::f32, ValueType::none, 0, -1},
+                        {KeyType::i32, ValueType::none, 2, 13},  {KeyType::u32, ValueType::b32, 0, -1},
+                        {KeyType::u64, ValueType::none, 0, -1}};
+  // Batches start at segment 0 of the call, so batch b is segments
+  // [32 b, 32 b + 32): one batch per longest length.
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t longest = 1; longest <= 33; ++longest) {
+    std::vector<std::uint64_t> batch(32);
+    for (auto& n : batch) n = rng_() % (longest + 1);
+    batch[rng_() % 32] = longest;
+    sizes.insert(sizes.end(), batch.begin(), batch.end());
+  }
+  int i = 0;
+  for (const Kind& k : kinds) {
+    for (Dist dist : all_dists()) {
+      const Order order = i++ % 2 ? Order::descending : Order::ascending;
+      SCOPED_TRACE(::testing::Message() << name_of(k.key) << " " << name_of(k.value) << " " << name_of(dist) << " "
+                                        << name_of(order) << " bits [" << k.begin_bit << "," << k.end_bit << ")");
+      const HostCase c = make_case(k.key, k.value, OffsetType::u32, sizes, dist, rng_, 0, random_pad(rng_));
+      RunOptions o;
+      o.order = order;
+      o.begin_bit = k.begin_bit;
+      o.end_bit = k.end_bit;
+      ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
 // Sanitizer subset: small, but through every kernel path
 // (warp classes, both block classes, MSD rounds, skewed-bucket fallback).
 // ---------------------------------------------------------------------------

@@ -381,18 +381,22 @@ __global__ void __launch_bounds__(Shape::kThreads, (BlockSorter<Shape, Bits, Val
     const std::uint32_t region = class_region_begin(*lists.counters, CLASS);
     const Task* child_tasks = lists.child_tasks[kChildList];
     const std::uint32_t children = child_tasks ? lists.counters->child_count[kChildList] : 0u;
-    for (;;) {
-      if (threadIdx.x == 0) next_task = atomicAdd(&lists.counters->class_ticket[CLASS], 1u);
-      __syncthreads();
-      const std::uint32_t v = next_task;
-      if (v >= count + children) break;
-      const std::uint32_t first = v < count ? lists.class_segments[region + v] : 0u;
-      const std::uint32_t segments = v < count ? lists.class_window_segments[region + v] : 1u;
-      const Task task = v < count ? data.window_task(first, segments) : child_tasks[v - count];
-      if constexpr (NARROW) block_sort_task_narrow_radix<Shape>(data, task, storage);
-      else block_sort_task<Shape>(data, task, first, segments, storage);
-      __syncthreads();  // the next task's ticket and load reuse the shared memory
-    }
+    // An empty class (most of them, in most calls) takes no ticket: every
+    // block of a full-GPU grid would otherwise queue on one counter.
+    const std::uint32_t tasks = count + children;
+    if (tasks != 0)
+      for (;;) {
+        if (threadIdx.x == 0) next_task = atomicAdd(&lists.counters->class_ticket[CLASS], 1u);
+        __syncthreads();
+        const std::uint32_t v = next_task;
+        if (v >= tasks) break;
+        const std::uint32_t first = v < count ? lists.class_segments[region + v] : 0u;
+        const std::uint32_t segments = v < count ? lists.class_window_segments[region + v] : 1u;
+        const Task task = v < count ? data.window_task(first, segments) : child_tasks[v - count];
+        if constexpr (NARROW) block_sort_task_narrow_radix<Shape>(data, task, storage);
+        else block_sort_task<Shape>(data, task, first, segments, storage);
+        __syncthreads();  // the next task's ticket and load reuse the shared memory
+      }
   }
   leave_overlapped_kernel();
 }
