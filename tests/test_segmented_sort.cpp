@@ -820,8 +820,7 @@ TEST_F(SegmentedSortWarpMerge, EveryLengthOfTheMergeClasses) {
 // ---------------------------------------------------------------------------
 // The walk (segments of up to 32 keys, straight from the offsets in batches
 // of 32): one lane per segment, with the network of the batch's longest (2,
-// 4, 8 or, for 32-bit keys alone with every bit compared, 16 keys by
-// Batcher's odd-even merge sort), groups of lanes above that. Batches whose
+// 4, or 8 for 32-bit keys alone), groups of lanes above that. Batches whose
 // longest segment is each length from 1 to 33, with shorter and empty
 // segments beside it, for keys alone (all bits and partial ranges), values
 // and 64-bit keys, every distribution, both orders.

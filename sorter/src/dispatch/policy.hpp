@@ -76,26 +76,15 @@ struct Sm90Policy {
       // warp's longest one. With values or 64-bit keys only up to 4 (H200,
       // fixed-8 u32 pairs: 0.348 ms one lane per segment, 0.162 in pairs of
       // lanes; keys only 0.103-0.110 one lane per segment).
-      // 32-bit keys alone with every bit compared (no positions) up to 16:
-      // one round per batch instead of two rounds of pairs of lanes x 8, so
-      // all 32 segments' loads are in flight at once (with positions, 16 per
-      // lane spilled 108 bytes).
-      template <bool TRACK_INDEX>
-      static constexpr std::uint32_t kLaneMax = kNarrowKeysOnly ? (TRACK_INDEX ? 8 : 16) : 4;
-      // Keys alone with every bit compared sort each lane's keys with
-      // Batcher's odd-even merge sort (19 and 63 compare-exchanges for 8
-      // and 16 keys, against the bitonic network's 24 and 80); with
-      // positions, the bitonic network.
-      static constexpr WarpAlgorithm kLaneAlgorithm = kNarrowKeysOnly ? WarpAlgorithm::merge : WarpAlgorithm::bitonic;
+      static constexpr std::uint32_t kLaneMax = kNarrowKeysOnly ? 8 : 4;
       // 5..8 keys (64-bit keys or values) in pairs of lanes. 64-bit keys
       // stay striped there: blocked, each lane's load touches a sector of its
       // own (fixed-8 u64 keys + u32 values 0.195 -> 0.252 ms, H200).
       using Shape8 = GroupShape<2, 4, KEY_BYTES == 8 ? warp::GroupLayout::striped : kLayout>;
-      // 9..16 keys: 32-bit keys alone with positions in pairs of lanes (8
-      // keys each: the first three merge levels stay in registers; fixed-10
-      // 0.172 -> 0.141 ms); with values that spilled and slowed the whole
-      // kernel (fixed-16 u32 pairs 0.160 -> 0.202 ms), so groups of 4 lanes.
-      // Keys alone without positions never get here (kLaneMax).
+      // 9..16 keys: 32-bit keys alone in pairs of lanes (8 keys each: the
+      // first three merge levels stay in registers; fixed-10 0.172 -> 0.141
+      // ms); with values that spilled and slowed the whole kernel (fixed-16
+      // u32 pairs 0.160 -> 0.202 ms), so groups of 4 lanes.
       using Shape16 = std::conditional_t<kNarrowKeysOnly, GroupShape<2, 8, kLayout>, GroupShape<4, 4, kLayout>>;
       // 17..32 keys (where walk_max reaches them): 32-bit keys alone in
       // groups of 4 lanes x 8 keys (half the rounds of 8 x 4); with values
@@ -159,9 +148,12 @@ struct Sm90Policy {
   };
   // Keys alone take BlockSort in 129..256 too, sorting the keys themselves
   // (kKeyWords) instead of cub's merge sort of keys and 16-bit positions.
-  // The first try, with (key, position) words and the pairs' pack costs,
-  // windowed warp-class segments (fixed-20 keys only 0.235 -> 0.330 ms,
-  // H200 sweep of a891b5c); kKeysOnlyWindowMin now keeps those alone.
+  // Same-run A/B on the H200 against cub's merge sort: fixed-256 0.253 ->
+  // 0.165 ms, fixed-144 0.343 -> 0.258, uniform:129:256 0.345 -> 0.205,
+  // powerlaw 0.522 -> 0.444. The first try, with (key, position) words and
+  // the pairs' pack costs, windowed warp-class segments (fixed-20 keys only
+  // 0.235 -> 0.330 ms, H200 sweep of a891b5c); kKeysOnlyWindowMin now
+  // keeps those alone.
   struct WideWordsKeysAlone : WideWords {
     static constexpr bool kKeysOnlyTakesAlgorithm = true;
   };
@@ -258,13 +250,13 @@ struct Sm90Policy {
   // The same for 32-bit keys without values, every bit compared, in
   // hundredths of a copy of the keys (H200, fixed-S at the class's longest
   // S: the warp classes from the sweep of a9864f4, the block classes from
-  // the A/B above, BlockSort sorting the keys themselves from 1024 on and
-  // cub's merge sort at 256). Their warp classes (the walk, and the merge
+  // the A/Bs above, BlockSort sorting the keys themselves; 256 keys 0.165
+  // ms against a 0.037 ms copy). Their warp classes (the walk, and the merge
   // sort from 33 keys on) cost relatively less than the pairs' networks, so
   // the pairs' table windowed keys-only segments that were cheaper alone.
   static constexpr std::uint32_t kKeysOnlyClassCost[kNumClasses - 1] = {
       268, 260, 320, 415, 498,        // warp classes: 8, 16, 32, 64, 128 keys
-      520, 605, 680, 760, 795, 964};  // block classes, in the order of BlockShapes
+      440, 605, 680, 760, 795, 964};  // block classes, in the order of BlockShapes
   // Keys alone in (key, position) words (windows, and partial bit ranges)
   // cost this share of the keys sorted as themselves, in percent (H200:
   // fixed-1024 8.40 against 6.03 x copy, fixed-2048 9.46 against 6.80).

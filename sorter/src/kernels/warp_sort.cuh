@@ -210,22 +210,6 @@ __device__ __forceinline__ void walk_class(const SortData<Bits, Value>& data, bo
   }
 }
 
-/// One segment per lane, every lane with the network of the warp's longest
-/// segment: the smallest of ITEMS, ITEMS / 2, ... (down to 2) that holds it.
-template <int ITEMS, bool TRACK_INDEX, WarpAlgorithm ALGORITHM, warp::GroupLayout LAYOUT, class Bits, class Value>
-__device__ __forceinline__ void walk_lane_segments(const SortData<Bits, Value>& data, const Task& task,
-                                                   std::uint32_t longest) {
-  if constexpr (ITEMS > 2) {
-    if (longest <= ITEMS / 2) {
-      walk_lane_segments<ITEMS / 2, TRACK_INDEX, ALGORITHM, LAYOUT>(data, task, longest);
-      return;
-    }
-  }
-  // A group of one lane has no merge levels: its merge sort is the lane's
-  // own network (Batcher's odd-even merge sort), with no shared memory.
-  warp_sort_task<1, ITEMS, TRACK_INDEX, LAYOUT, ALGORITHM>(data, task, 0);
-}
-
 /// Sorts the walked segments among segments [first, first + 32); none is
 /// longer than WALK_MAX (PackTable::walk_max of these types).
 template <class Tuning, std::uint32_t WALK_MAX, bool TRACK_INDEX, class Bits, class Value>
@@ -241,7 +225,7 @@ __device__ __forceinline__ void walk_segments(const SortData<Bits, Value>& data,
     const std::uint64_t n = data.offset(s + 1) - begin;  // validated by classify_count
     if (walked_length(n, pack)) length = std::uint32_t(n);
   }
-  constexpr std::uint32_t kLaneMax = Walk::template kLaneMax<TRACK_INDEX>;
+  constexpr std::uint32_t kLaneMax = Walk::kLaneMax;
   const bool alone = length != 0 && length <= kLaneMax;
   const int size_class = length && !alone ? warp_class_of(length) : int(kClassNone);
   // Segments sorted by groups of lanes wait for later rounds, and each round
@@ -261,8 +245,10 @@ __device__ __forceinline__ void walk_segments(const SortData<Bits, Value>& data,
   if (__any_sync(0xffffffffu, alone)) {
     const Task task{begin, alone ? length : 0u, task_flags(false, data.end_bit)};
     const std::uint32_t longest = __reduce_max_sync(0xffffffffu, task.length);
-    constexpr WarpAlgorithm kAlgorithm = TRACK_INDEX ? WarpAlgorithm::bitonic : Walk::kLaneAlgorithm;
-    walk_lane_segments<kLaneMax, TRACK_INDEX, kAlgorithm, Tuning::kLayout>(data, task, longest);
+    constexpr warp::GroupLayout kLayout = Tuning::kLayout;  // one lane: either layout
+    if (longest <= 2) warp_sort_task<1, 2, TRACK_INDEX, kLayout>(data, task, 0);
+    else if (longest <= 4) warp_sort_task<1, 4, TRACK_INDEX, kLayout>(data, task, 0);
+    else warp_sort_task<1, kLaneMax, TRACK_INDEX, kLayout>(data, task, 0);
   }
   static_assert(WALK_MAX <= kWalkLongest && kWalkLongest == 32,
                 "the walk's classes: one lane, kClassWarp8, kClassWarp16 and kClassWarp32");
