@@ -25,6 +25,7 @@ enum SizeClass : int {
   kClassBlock3,
   kClassBlock4,
   kClassBlock5,
+  kClassBlock6,
   kClassLarge,      // MSD rounds across blocks
   kNumClasses,
   kNumWarpClasses = kClassBlock0,

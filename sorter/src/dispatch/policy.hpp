@@ -227,9 +227,22 @@ struct Sm90Policy {
     static constexpr bool kWindows = false;
     static constexpr int kMinBlocks = 2;
   };
+  // 257..512: 64 threads x 8 keys, so a 512-key tile moves through shared
+  // memory in as many network stages per key as the 256-key one (21: each
+  // thread's 8 keys keep three stages of every merge in registers), instead
+  // of taking half of a 1024-key tile (fixed-512 keys only 9.7 x copy
+  // against 4.5 at 256 and 6.0 at 1024; u32 pairs 4.9, 3.6 and 4.5; H200
+  // sweep of d7c9b01). 14 blocks per SM cap the registers as Min7 does the
+  // 128 x 8 kernel's. 64-bit keys skip it (their 257..1024 keys keep cub's
+  // radix sort).
+  struct Min14 : BlockSortOptions {
+    static constexpr int kMinBlocks = 14;
+    static constexpr bool kKeysOnlyTakesAlgorithm = true;
+  };
   using BlockShapes =
       std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, WideWordsKeysAlone>,  // 129..256
-                 BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Min7>,            // 257..1024
+                 BlockSortShape<64, 8, BlockAlgorithm::bitonic, BlockAlgorithm::none, Min14>,        // 257..512
+                 BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Min7>,            // 513..1024
                  BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min4>,      // 1025..2048
                  BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min3>,     // 2049..4096
                  BlockSortShape<512, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, StagedMin2>,     // 4097..8192
@@ -240,8 +253,8 @@ struct Sm90Policy {
   // copy of the same items (H200, u32 pairs, fixed-S at the class's longest
   // S; warp8 and warp32 interpolated), against how full each tile would be.
   static constexpr std::uint32_t kClassCost[kNumClasses - 1] = {
-      190, 209, 250, 300, 362,         // warp classes: 8, 16, 32, 64, 128 keys
-      319, 378, 443, 472, 550, 674};   // block classes, in the order of BlockShapes
+      190, 209, 250, 300, 362,            // warp classes: 8, 16, 32, 64, 128 keys
+      319, 335, 378, 443, 472, 550, 674};  // block classes, in the order of BlockShapes
   // A window costs more per key than a segment of the same class (segment
   // offsets, ranks, keys gathered back): 10-20% at 256 and 1024 keys, 0-7%
   // from 2048 on (H200, fixed-128/200/300/512/640/1300 windows against the
@@ -255,8 +268,8 @@ struct Sm90Policy {
   // sort from 33 keys on) cost relatively less than the pairs' networks, so
   // the pairs' table windowed keys-only segments that were cheaper alone.
   static constexpr std::uint32_t kKeysOnlyClassCost[kNumClasses - 1] = {
-      268, 260, 320, 415, 498,        // warp classes: 8, 16, 32, 64, 128 keys
-      440, 605, 680, 760, 795, 964};  // block classes, in the order of BlockShapes
+      268, 260, 320, 415, 498,             // warp classes: 8, 16, 32, 64, 128 keys
+      440, 480, 605, 680, 760, 795, 964};  // block classes, in the order of BlockShapes
   // Keys alone in (key, position) words (windows, and partial bit ranges)
   // cost this share of the keys sorted as themselves, in percent (H200:
   // fixed-1024 8.40 against 6.03 x copy, fixed-2048 9.46 against 6.80).
@@ -270,7 +283,7 @@ struct Sm90Policy {
   // sort wide words, so a 16-bit call's segment of 640 keys, which the
   // wide costs put in windows of three in 2048-key tiles, is cheaper alone
   // in the 1024-key tile (16-bit sweep: 5.36 x copy at 640, 3.59 at 768).
-  static constexpr std::uint32_t kNarrowCostPercent[kNumBlockClasses] = {100, 73, 71, 77, 75, 71};
+  static constexpr std::uint32_t kNarrowCostPercent[kNumBlockClasses] = {100, 80, 73, 71, 77, 75, 71};
   // Keys alone never window segments that a warp class sorts: the merge
   // sort's cost does not grow with its padding the way the model assumes
   // (keys only, fixed-80 costs 1.23x fixed-128 per key, not 1.6x).
@@ -328,8 +341,9 @@ struct Sm75Policy : Sm90Policy {
                                  std::tuple_element_t<1, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<2, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<3, Sm90Policy::BlockShapes>,
-                                 std::tuple_element_t<3, Sm90Policy::BlockShapes>,
-                                 std::tuple_element_t<3, Sm90Policy::BlockShapes>>;
+                                 std::tuple_element_t<4, Sm90Policy::BlockShapes>,
+                                 std::tuple_element_t<4, Sm90Policy::BlockShapes>,
+                                 std::tuple_element_t<4, Sm90Policy::BlockShapes>>;
   // 64-bit keys with 64-bit values (81 KB with values staged) read their
   // values from global memory instead.
   static constexpr std::size_t kMsdScatterSmemMax = 60 * 1024;
