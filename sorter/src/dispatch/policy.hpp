@@ -232,9 +232,13 @@ struct Sm90Policy {
   // thread's 8 keys keep three stages of every merge in registers), instead
   // of taking half of a 1024-key tile (fixed-512 keys only 9.7 x copy
   // against 4.5 at 256 and 6.0 at 1024; u32 pairs 4.9, 3.6 and 4.5; H200
-  // sweep of d7c9b01). 14 blocks per SM cap the registers as Min7 does the
-  // 128 x 8 kernel's. 64-bit keys skip it (their 257..1024 keys keep cub's
-  // radix sort).
+  // sweep of d7c9b01). Same-run A/B on the H200 against d7c9b01: keys only
+  // fixed-320 0.350 -> 0.246 ms, fixed-512 0.332 -> 0.176, uniform:129:1024
+  // 0.272 -> 0.249; u32 pairs fixed-384 0.379 -> 0.351, fixed-512 0.334 ->
+  // 0.279; bits [0, 16) fixed-320 0.349 -> 0.252, fixed-512 0.330 -> 0.179.
+  // 14 blocks per SM cap the registers as Min7 does the 128 x 8 kernel's
+  // (72, 4 bytes of spills with values). 64-bit keys skip it (their
+  // 257..1024 keys keep cub's radix sort).
   struct Min14 : BlockSortOptions {
     static constexpr int kMinBlocks = 14;
     static constexpr bool kKeysOnlyTakesAlgorithm = true;
@@ -254,7 +258,7 @@ struct Sm90Policy {
   // S; warp8 and warp32 interpolated), against how full each tile would be.
   static constexpr std::uint32_t kClassCost[kNumClasses - 1] = {
       190, 209, 250, 300, 362,            // warp classes: 8, 16, 32, 64, 128 keys
-      319, 335, 378, 443, 472, 550, 674};  // block classes, in the order of BlockShapes
+      319, 416, 378, 443, 472, 550, 674};  // block classes, in the order of BlockShapes
   // A window costs more per key than a segment of the same class (segment
   // offsets, ranks, keys gathered back): 10-20% at 256 and 1024 keys, 0-7%
   // from 2048 on (H200, fixed-128/200/300/512/640/1300 windows against the
@@ -269,7 +273,7 @@ struct Sm90Policy {
   // the pairs' table windowed keys-only segments that were cheaper alone.
   static constexpr std::uint32_t kKeysOnlyClassCost[kNumClasses - 1] = {
       268, 260, 320, 415, 498,             // warp classes: 8, 16, 32, 64, 128 keys
-      440, 480, 605, 680, 760, 795, 964};  // block classes, in the order of BlockShapes
+      440, 500, 605, 680, 760, 795, 964};  // block classes, in the order of BlockShapes
   // Keys alone in (key, position) words (windows, and partial bit ranges)
   // cost this share of the keys sorted as themselves, in percent (H200:
   // fixed-1024 8.40 against 6.03 x copy, fixed-2048 9.46 against 6.80).
@@ -278,12 +282,13 @@ struct Sm90Policy {
   // bits with narrow words (at most 16 compared bits: kNarrowWords,
   // kNarrowRadix) costs this share of the class's cost, in percent: the
   // 16-bit sort's time over the 32-bit sort's at the class's longest S (H200
-  // sweeps of a9864f4, u32 pairs: 1024 3.21 / 4.38 x copy, 2048 3.66 / 5.15,
+  // sweeps of a9864f4, u32 pairs: 512 2.67 / 4.16 x copy (A/B of 7ab358f),
+  // 1024 3.21 / 4.38, 2048 3.66 / 5.15,
   // 4096 4.17 / 5.42, 8192 4.91 / 6.53, 16384 5.41 / 7.58). Windows always
   // sort wide words, so a 16-bit call's segment of 640 keys, which the
   // wide costs put in windows of three in 2048-key tiles, is cheaper alone
   // in the 1024-key tile (16-bit sweep: 5.36 x copy at 640, 3.59 at 768).
-  static constexpr std::uint32_t kNarrowCostPercent[kNumBlockClasses] = {100, 80, 73, 71, 77, 75, 71};
+  static constexpr std::uint32_t kNarrowCostPercent[kNumBlockClasses] = {100, 64, 73, 71, 77, 75, 71};
   // Keys alone never window segments that a warp class sorts: the merge
   // sort's cost does not grow with its padding the way the model assumes
   // (keys only, fixed-80 costs 1.23x fixed-128 per key, not 1.6x).
