@@ -236,16 +236,15 @@ struct Sm90Policy {
   // fixed-320 0.350 -> 0.246 ms, fixed-512 0.332 -> 0.176, uniform:129:1024
   // 0.272 -> 0.249; u32 pairs fixed-384 0.379 -> 0.351, fixed-512 0.334 ->
   // 0.279; bits [0, 16) fixed-320 0.349 -> 0.252, fixed-512 0.330 -> 0.179.
-  // 14 blocks per SM cap the registers as Min7 does the 128 x 8 kernel's
-  // (72, 4 bytes of spills with values). 64-bit keys skip it (their
-  // 257..1024 keys keep cub's radix sort).
-  struct Min14 : BlockSortOptions {
-    static constexpr int kMinBlocks = 14;
-    static constexpr bool kKeysOnlyTakesAlgorithm = true;
+  // Min7's options at half its threads: 14 blocks per SM give the same
+  // register cap (72, 4 bytes of spills with values). 64-bit keys skip it
+  // (their 257..1024 keys keep cub's radix sort).
+  struct Min14 : Min7 {
+    static constexpr int kMinBlocks = 2 * Min7::kMinBlocks;
   };
   using BlockShapes =
       std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, WideWordsKeysAlone>,  // 129..256
-                 BlockSortShape<64, 8, BlockAlgorithm::bitonic, BlockAlgorithm::none, Min14>,        // 257..512
+                 BlockSortShape<64, 8, BlockAlgorithm::bitonic, BlockAlgorithm::none, Min14>,             // 257..512
                  BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Min7>,            // 513..1024
                  BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min4>,      // 1025..2048
                  BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min3>,     // 2049..4096
@@ -282,9 +281,9 @@ struct Sm90Policy {
   // bits with narrow words (at most 16 compared bits: kNarrowWords,
   // kNarrowRadix) costs this share of the class's cost, in percent: the
   // 16-bit sort's time over the 32-bit sort's at the class's longest S (H200
-  // sweeps of a9864f4, u32 pairs: 512 2.67 / 4.16 x copy (A/B of 7ab358f),
-  // 1024 3.21 / 4.38, 2048 3.66 / 5.15,
-  // 4096 4.17 / 5.42, 8192 4.91 / 6.53, 16384 5.41 / 7.58). Windows always
+  // sweeps of a9864f4, u32 pairs: 1024 3.21 / 4.38 x copy, 2048 3.66 /
+  // 5.15, 4096 4.17 / 5.42, 8192 4.91 / 6.53, 16384 5.41 / 7.58; 512 2.67 /
+  // 4.16 in the A/B of 7ab358f). Windows always
   // sort wide words, so a 16-bit call's segment of 640 keys, which the
   // wide costs put in windows of three in 2048-key tiles, is cheaper alone
   // in the 1024-key tile (16-bit sweep: 5.36 x copy at 640, 3.59 at 768).
