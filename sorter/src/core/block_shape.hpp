@@ -28,13 +28,8 @@ struct GridShape {
 /// How a warp sort's group sorts: the bitonic network in registers
 /// (warp/warp_bitonic_sort.cuh), or a merge sort through shared memory
 /// (warp/warp_merge_sort.cuh: runs in registers, then merge-path levels;
-/// blocked layout, 32-bit keys only). A fitted merge sorts
-/// ceil(longest / GROUP) items per lane, fitted to the longest segment of
-/// the warp, so a segment pays for slots of GROUP keys, not for the class's
-/// whole tile (the shape's ITEMS is the most). With positions (values, or a
-/// partial bit range) the merge carries keys and values and is stable
-/// (subwarp_stable_merge_sort); without, it sorts the keys as words.
-enum class WarpAlgorithm { bitonic, merge, fitted_merge };
+/// blocked layout, 32-bit keys only).
+enum class WarpAlgorithm { bitonic, merge };
 
 /// A warp sort's group: GROUP lanes x ITEMS keys per segment, laid out
 /// over the lanes as LAYOUT, sorted by ALGORITHM.

@@ -97,12 +97,10 @@ cudaError_t launch_sorts(const SortCall& call) {
   {
     using Warp = typename Policy::Warp;
     constexpr int kThreads = Warp::kThreads;
-    // With values every call tracks, so the untracked kernels are not
-    // instantiated for them (the second branches name the tracked ones).
     const bool track = kHasValues<Value> || data.compare_mask != kAllOnes<Bits>;
     constexpr std::uint32_t kWalkMax = Policy::walk_max(int(sizeof(Bits)), kHasValues<Value> ? int(sizeof(Value)) : 0);
     const auto walk = track ? warp_walk_kernel<Warp, kWalkMax, true, Bits, Value>
-                            : warp_walk_kernel<Warp, kWalkMax, kHasValues<Value>, Bits, Value>;
+                            : warp_walk_kernel<Warp, kWalkMax, false, Bits, Value>;
     // No more blocks than the plan's batches of 32 segments can use: a plan
     // of a few thousand tiles does not place a full-GPU grid for the walk.
     const std::uint64_t walk_blocks = ((call.counts.max_segments + 31) / 32 + kThreads / 32 - 1) / (kThreads / 32);
@@ -110,7 +108,7 @@ cudaError_t launch_sorts(const SortCall& call) {
                             data, lists, call.counts.pack);
     if (err != cudaSuccess) return err;
     const auto kernel = track ? warp_sort_kernel<Warp, true, Bits, Value>
-                              : warp_sort_kernel<Warp, kHasValues<Value>, Bits, Value>;
+                              : warp_sort_kernel<Warp, false, Bits, Value>;
     if ((err = launch_persistent(kernel, kThreads, 0, call.stream, call.programmatic, 0, data, lists))) return err;
   }
 

@@ -46,40 +46,27 @@ struct Sm90Policy {
     // The groups of the warp size classes for keys of KEY_BYTES, sorted with
     // their positions (TRACK_INDEX: values, or a partial bit range) or alone,
     // in class order: 8, 16, 32, 64 and 128 keys (only the last three are
-    // listed: the walk takes the rest). From 33 keys on, 32-bit keys take
-    // merge sorts fitted to the warp: it sorts ceil(longest / GROUP) items
-    // per lane, so a segment pays for slots of GROUP keys rather than for
-    // the class's whole tile (kernels/warp_sort.cuh, warp_sort_class).
-    //  * Keys alone merge as words, 8 lanes x 5..8 and 16 lanes x 5..8 (four
-    //    and two segments per warp). Same-run A/B on the H200 of the unfitted
-    //    merge against the networks, keys only: fixed-40 0.274 -> 0.194 ms,
-    //    fixed-64 0.186 -> 0.145, fixed-80 0.340 -> 0.240, fixed-112 0.255
-    //    -> 0.190, fixed-128 0.227 -> 0.176, uniform:65:128 0.290 -> 0.208.
-    //  * With positions: 16 lanes x 4 and 32 lanes x 4, the network on
-    //    (key, position) words at a full tile and a stable merge of keys and
-    //    values at 3 items per lane (33..48 and 65..96 keys). Standalone on
-    //    the H200 (2^24 u32 pairs, bench/results/h200-2026-12-03-warp-fitted-
-    //    merge.md): 40 keys 0.237 -> 0.199 ms, 80 keys 0.303 -> 0.243, 96
-    //    keys 0.254 -> 0.204, the networks' full tiles unchanged. Narrower
-    //    slots (8 or 16 lanes x 5..7) were faster still (80 keys 0.166, 112
-    //    keys 0.171 against CUB's 0.180), but compiled beside each other in
-    //    the list kernel they spilled 188-564 bytes at 64 registers.
-    // Values wider than this keep the networks of the same shapes: carried
-    // through the stable merge, 64-bit values took the list kernel to 148
-    // bytes of spills.
-    static constexpr int kStableMergeMaxValueBytes = 4;
+    // listed: the walk takes the rest). 32-bit keys alone take the merge
+    // sort from 33 keys on (8 lanes x 8 and 16 lanes x 8, four and two
+    // segments per warp), where the networks shuffle in most of their
+    // stages. Same-run A/B on the H200, keys only, network -> merge:
+    // fixed-40 0.274 -> 0.194 ms, fixed-64 0.186 -> 0.145, fixed-80 0.340
+    // -> 0.240, fixed-112 0.255 -> 0.190, fixed-128 0.227 -> 0.176,
+    // uniform:65:128 0.290 -> 0.208. With positions the networks stay: the
+    // merge of 64-bit (key, position) words, with the gathered pairs staged
+    // in the scratch so that 8 per lane did not spill, took fixed-64 u32
+    // pairs from 0.222 to 0.256 ms and fixed-128 from 0.259 to 0.289; a
+    // stable merge of 32-bit keys with their values in a second plane (no
+    // gather) from 0.218 to 0.279 and from 0.252 to 0.321.
     template <int KEY_BYTES, bool TRACK_INDEX>
-    static constexpr bool kMergeWords = KEY_BYTES == 4 && !TRACK_INDEX;
-    template <int KEY_BYTES, bool TRACK_INDEX>
-    static constexpr WarpAlgorithm kStableMergeAlgorithm =
-        KEY_BYTES == 4 && TRACK_INDEX ? WarpAlgorithm::fitted_merge : WarpAlgorithm::bitonic;
+    static constexpr bool kMergeKeys = KEY_BYTES == 4 && !TRACK_INDEX;
     template <int KEY_BYTES, bool TRACK_INDEX>
     using ClassShapes = std::tuple<
         GroupShape<2, 4, kLayout>, GroupShape<4, 4, kLayout>, GroupShape<8, 4, kLayout>,
-        std::conditional_t<kMergeWords<KEY_BYTES, TRACK_INDEX>, GroupShape<8, 8, kLayout, WarpAlgorithm::fitted_merge>,
-                           GroupShape<16, 4, kLayout, kStableMergeAlgorithm<KEY_BYTES, TRACK_INDEX>>>,
-        std::conditional_t<kMergeWords<KEY_BYTES, TRACK_INDEX>, GroupShape<16, 8, kLayout, WarpAlgorithm::fitted_merge>,
-                           GroupShape<32, 4, kLayout, kStableMergeAlgorithm<KEY_BYTES, TRACK_INDEX>>>>;
+        std::conditional_t<kMergeKeys<KEY_BYTES, TRACK_INDEX>, GroupShape<8, 8, kLayout, WarpAlgorithm::merge>,
+                           GroupShape<16, 4, kLayout>>,
+        std::conditional_t<kMergeKeys<KEY_BYTES, TRACK_INDEX>, GroupShape<16, 8, kLayout, WarpAlgorithm::merge>,
+                           GroupShape<32, 4, kLayout>>>;
     // The walk's shapes for keys of KEY_BYTES and values of VALUE_BYTES (0:
     // none).
     template <int KEY_BYTES, int VALUE_BYTES>

@@ -233,30 +233,6 @@ std::uint32_t block_class_mask(Pred pred) {
   return block_class_mask<Policy>(pred, std::make_index_sequence<kNumBlockClasses>());
 }
 
-/// Keys of one slot of warp class c for these types: GROUP for a fitted
-/// merge sort (it sorts ceil(longest / GROUP) items per lane), `tile` for a
-/// network (which sorts wider values than Warp::kStableMergeMaxValueBytes).
-template <class Warp, int KEY_BYTES, bool TRACK_INDEX, std::size_t... C>
-std::uint32_t warp_class_granule(int c, std::uint32_t tile, std::index_sequence<C...>) {
-  using Shapes = typename Warp::template ClassShapes<KEY_BYTES, TRACK_INDEX>;
-  std::uint32_t granule = tile;
-  ((granule = c == int(C) && std::tuple_element_t<C, Shapes>::kAlgorithm == WarpAlgorithm::fitted_merge
-                  ? std::uint32_t(std::tuple_element_t<C, Shapes>::kGroup)
-                  : granule),
-   ...);
-  return granule;
-}
-template <class Warp>
-std::uint32_t warp_class_granule(int c, std::uint32_t tile, int key_bytes, int value_bytes, bool track_index) {
-  if (track_index && value_bytes > Warp::kStableMergeMaxValueBytes) return tile;
-  const auto classes = std::make_index_sequence<kNumWarpClasses>();
-  if (key_bytes == 8)
-    return track_index ? warp_class_granule<Warp, 8, true>(c, tile, classes)
-                       : warp_class_granule<Warp, 8, false>(c, tile, classes);
-  return track_index ? warp_class_granule<Warp, 4, true>(c, tile, classes)
-                     : warp_class_granule<Warp, 4, false>(c, tile, classes);
-}
-
 /// The call's pack table (kernels/pack.cuh): class tiles from the call's
 /// limits, costs from the policy for the call's types and bit range.
 template <class Policy>
@@ -292,16 +268,8 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
     const std::uint32_t shortest = block_class_min(limits.max_length, b);
     return Shape::kWindows && shortest <= limits.max_length[b] && shortest <= max_range;
   });
-  // The warp kernels track positions with values or a partial bit range
-  // (dispatch/launch.cuh).
-  const bool track_index = has_values || begin_bit != 0 || end_bit != 8 * key_bytes;
-  for (int c = 0; c < kNumWarpClasses; ++c) {
-    table.tile[c] = 8u << c;
-    table.granule[c] = warp_class_granule<typename Policy::Warp>(c, table.tile[c], key_bytes,
-                                                                 int(size_of(plan.value_type)), track_index);
-  }
-  for (int b = 0; b < kNumBlockClasses; ++b)
-    table.granule[kClassBlock0 + b] = table.tile[kClassBlock0 + b] = limits.max_length[b];
+  for (int c = 0; c < kNumWarpClasses; ++c) table.tile[c] = 8u << c;
+  for (int b = 0; b < kNumBlockClasses; ++b) table.tile[kClassBlock0 + b] = limits.max_length[b];
   table.min_window_cost = UINT64_MAX;
   for (int c = 0; c < kNumClasses - 1; ++c) {
     const bool sorted_by_block_sort = (block_sort >> c) & 1u;

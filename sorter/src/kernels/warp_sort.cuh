@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <tuple>
-#include <type_traits>
 
 #include "kernels/common.cuh"
 #include "kernels/pack.cuh"
@@ -42,11 +41,10 @@ __device__ __forceinline__ std::uint32_t groups_per_warp(int size_class) {
   }
 }
 
-/// Items per lane of a group shape's merge sort (at most, when fitted), 0
-/// for a network.
+/// Items per lane of a group shape's merge sort, 0 for a network.
 template <class Shape>
 constexpr int merge_items_of() {
-  return Shape::kAlgorithm == WarpAlgorithm::bitonic ? 0 : Shape::kItems;
+  return Shape::kAlgorithm == WarpAlgorithm::merge ? Shape::kItems : 0;
 }
 
 /// Items per lane of the listed classes' merge sorts (0 when none merges):
@@ -99,53 +97,18 @@ __device__ __forceinline__ void warp_sort_task_packed(const SortData<std::uint32
   }
 }
 
-/// 32-bit keys with positions (values, or a partial bit range) through the
-/// stable merge sort: keys compared on the call's bits, the whole encoded
-/// key and the value carried along, so nothing is gathered back.
-template <int GROUP, int ITEMS, class Value>
-__device__ __forceinline__ void warp_sort_task_stable_merge(const SortData<std::uint32_t, Value>& data,
-                                                            const Task& task, int lane_in_group,
-                                                            std::uint32_t* warp_scratch, Value* value_scratch) {
-  const std::uint32_t* src_keys = data.key_source(task) + task.begin;
-  std::uint32_t key[ITEMS];
-  Value value[ITEMS];
-#pragma unroll
-  for (int r = 0; r < ITEMS; ++r) {
-    const std::uint32_t i = std::uint32_t(lane_in_group * ITEMS + r);
-    // Padding: all ones sorts after every real key, and after equal ones
-    // because the merge is stable and padding comes last.
-    key[r] = i < task.length ? data.codec.encode(src_keys[i]) : ~0u;
-    if constexpr (kHasValues<Value>) value[r] = i < task.length ? data.value_source(task)[task.begin + i] : Value{};
-  }
-  if constexpr (kHasValues<Value>)
-    warp::subwarp_stable_merge_sort<GROUP, ITEMS>(key, value, data.compare_mask, warp_scratch, value_scratch,
-                                                  lane_in_group);
-  else warp::subwarp_stable_merge_sort<GROUP, ITEMS>(key, data.compare_mask, warp_scratch, lane_in_group);
-  // The group's reads all came before the sort's first __syncwarp.
-#pragma unroll
-  for (int r = 0; r < ITEMS; ++r) {
-    const std::uint32_t i = std::uint32_t(lane_in_group * ITEMS + r);
-    if (i < task.length) {
-      data.keys[task.begin + i] = data.codec.decode(key[r]);
-      if constexpr (kHasValues<Value>) data.values[task.begin + i] = value[r];
-    }
-  }
-}
-
 /// Loads one task per group, sorts it, writes it to the user arrays. A group
-/// with task.length == 0 still takes part in the shuffles. The merge sorts
-/// (32-bit keys only) need `warp_scratch`: merge_scratch_words<ITEMS,
-/// std::uint32_t>() words of this warp's shared memory; with values,
-/// `value_scratch` as many values.
+/// with task.length == 0 still takes part in the shuffles. The merge sort
+/// (32-bit keys without positions only) needs `warp_scratch`:
+/// merge_scratch_words<ITEMS, std::uint32_t>() words of this warp's shared
+/// memory.
 template <int GROUP, int ITEMS, bool TRACK_INDEX, warp::GroupLayout LAYOUT,
           WarpAlgorithm ALGORITHM = WarpAlgorithm::bitonic, class Bits, class Value>
 __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data, const Task& task, int lane_in_group,
-                                               std::uint32_t* warp_scratch = nullptr,
-                                               Value* value_scratch = nullptr) {
-  static_assert(ALGORITHM == WarpAlgorithm::bitonic || sizeof(Bits) == 4, "the warp merge sorts take 32-bit keys");
-  if constexpr (ALGORITHM != WarpAlgorithm::bitonic && TRACK_INDEX) {
-    warp_sort_task_stable_merge<GROUP, ITEMS>(data, task, lane_in_group, warp_scratch, value_scratch);
-  } else if constexpr (TRACK_INDEX && sizeof(Bits) == 4) {
+                                               std::uint32_t* warp_scratch = nullptr) {
+  static_assert(ALGORITHM == WarpAlgorithm::bitonic || (!TRACK_INDEX && sizeof(Bits) == 4),
+                "the warp merge sort takes 32-bit keys without positions");
+  if constexpr (TRACK_INDEX && sizeof(Bits) == 4) {
     warp_sort_task_packed<GROUP, ITEMS, LAYOUT>(data, task, lane_in_group);
   } else {
     const Bits* src_keys = data.key_source(task);
@@ -157,7 +120,7 @@ __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data
       key[r] = i < task.length ? data.codec.encode(src_keys[task.begin + i]) : kAllOnes<Bits>;
       idx[r] = i;
     }
-    if constexpr (ALGORITHM != WarpAlgorithm::bitonic) {
+    if constexpr (ALGORITHM == WarpAlgorithm::merge) {
       // All bits compared and no values: equal keys are identical, so the
       // keys themselves are the words.
       warp::subwarp_merge_sort<GROUP, ITEMS>(key, warp_scratch, lane_in_group);
@@ -185,63 +148,18 @@ __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data
   }
 }
 
-/// Calls f(std::integral_constant<int, n>) for n = clamp(items, LO, HI).
-template <int LO, int HI, class F>
-__device__ __forceinline__ void with_items(int items, F&& f) {
-  if constexpr (LO < HI) {
-    if (items > LO) {
-      with_items<LO + 1, HI>(items, f);
-      return;
-    }
-  }
-  f(std::integral_constant<int, LO>{});
-}
-
 template <class Tuning, int CLASS, bool TRACK_INDEX, class Bits, class Value>
 __device__ __forceinline__ void warp_sort_class(const SortData<Bits, Value>& data, const WorkLists& lists,
                                                 std::uint32_t region_begin, std::uint32_t count,
-                                                std::uint32_t warp_task, std::uint32_t* warp_scratch,
-                                                Value* value_scratch) {
+                                                std::uint32_t warp_task, std::uint32_t* warp_scratch) {
   using Shape = WarpClassShape<Tuning, CLASS, int(sizeof(Bits)), TRACK_INDEX>;
   constexpr int kGroupsPerWarp = 32 / Shape::kGroup;
   const int lane = threadIdx.x & 31;
   const std::uint32_t segment = warp_task * kGroupsPerWarp + std::uint32_t(lane / Shape::kGroup);
   Task task{0, 0, 0};
   if (segment < count) task = data.window_task(lists.class_segments[region_begin + segment]);
-  // Values wider than the policy's limit keep the network of the same
-  // shape: the stable merge that carries them spilled.
-  constexpr bool kNetwork = Shape::kAlgorithm == WarpAlgorithm::bitonic ||
-                            (TRACK_INDEX && kHasValues<Value> && sizeof(Value) > Tuning::kStableMergeMaxValueBytes);
-  if constexpr (kNetwork) {
-    warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX, Shape::kLayout>(data, task, lane % Shape::kGroup);
-  } else if constexpr (Shape::kAlgorithm == WarpAlgorithm::fitted_merge) {
-    // Items per lane for the warp's longest segment. A listed segment is
-    // longer than half the class's tile, so only the upper half of the
-    // item counts is compiled (shorter warps, if any, take the least).
-    const std::uint32_t longest = __reduce_max_sync(0xffffffffu, task.length);
-    const int items = int((longest + Shape::kGroup - 1) / Shape::kGroup);
-    constexpr int kFewest = Shape::kItems / 2 + 1;
-    if constexpr (TRACK_INDEX) {
-      // A full tile: the network of the same shape (H200, standalone, 2^24
-      // u32 pairs: 64 keys 0.151 ms against 0.159 for the stable merge).
-      if (items >= Shape::kItems) {
-        warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX, Shape::kLayout>(data, task, lane % Shape::kGroup);
-        return;
-      }
-      with_items<kFewest, Shape::kItems - 1>(items, [&](auto fitted) {
-        warp_sort_task<Shape::kGroup, decltype(fitted)::value, TRACK_INDEX, Shape::kLayout, Shape::kAlgorithm>(
-            data, task, lane % Shape::kGroup, warp_scratch, value_scratch);
-      });
-    } else {
-      with_items<kFewest, Shape::kItems>(items, [&](auto fitted) {
-        warp_sort_task<Shape::kGroup, decltype(fitted)::value, TRACK_INDEX, Shape::kLayout, Shape::kAlgorithm>(
-            data, task, lane % Shape::kGroup, warp_scratch, value_scratch);
-      });
-    }
-  } else {
-    warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX, Shape::kLayout, Shape::kAlgorithm>(
-        data, task, lane % Shape::kGroup, warp_scratch, value_scratch);
-  }
+  warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX, Shape::kLayout, Shape::kAlgorithm>(
+      data, task, lane % Shape::kGroup, warp_scratch);
 }
 
 /// A child range (from the MSD path) of up to kWarpSortMax keys, sorted by a whole warp.
@@ -369,19 +287,11 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
   enter_dependent_kernel();
   if (sort_aborted(lists)) return;
   const Counters& counters = *lists.counters;
-  // Per warp: the merge sorts' scratch (one word when no class merges), and
-  // a plane for the values the stable merge carries.
+  // Per warp: the merge sorts' scratch (one word when no class merges).
   constexpr int kMergeItems = merge_items_max<Tuning, int(sizeof(Bits)), TRACK_INDEX>();
   constexpr int kScratchWords = kMergeItems ? warp::merge_scratch_words<kMergeItems, std::uint32_t>() : 1;
   __shared__ std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
   std::uint32_t* const warp_scratch = merge_scratch[threadIdx.x / 32];
-  constexpr bool kCarriesValues =
-      kMergeItems != 0 && TRACK_INDEX && kHasValues<Value> && sizeof(Value) <= Tuning::kStableMergeMaxValueBytes;
-  using ValueSlot = std::conditional_t<kCarriesValues, Value, std::uint32_t>;
-  __shared__ ValueSlot value_planes[Tuning::kThreads / 32]
-                                   [kCarriesValues ? warp::merge_scratch_words<kMergeItems, ValueSlot>() : 1];
-  Value* value_scratch = nullptr;
-  if constexpr (kCarriesValues) value_scratch = reinterpret_cast<Value*>(value_planes[threadIdx.x / 32]);
 
   // Virtual task space: warps needed per class, then one warp per child task.
   // The table lives in shared memory: in registers it held 16 of them
@@ -430,14 +340,12 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
     // the 2..8 and 9..16 lists are empty and c is at least kClassWarp32.
     switch (c) {
       case kClassWarp32:
-        warp_sort_class<Tuning, kClassWarp32, TRACK_INDEX>(data, lists, region, n, t, warp_scratch, value_scratch);
+        warp_sort_class<Tuning, kClassWarp32, TRACK_INDEX>(data, lists, region, n, t, warp_scratch);
         break;
       case kClassWarp64:
-        warp_sort_class<Tuning, kClassWarp64, TRACK_INDEX>(data, lists, region, n, t, warp_scratch, value_scratch);
+        warp_sort_class<Tuning, kClassWarp64, TRACK_INDEX>(data, lists, region, n, t, warp_scratch);
         break;
-      default:
-        warp_sort_class<Tuning, kClassWarp128, TRACK_INDEX>(data, lists, region, n, t, warp_scratch, value_scratch);
-        break;
+      default: warp_sort_class<Tuning, kClassWarp128, TRACK_INDEX>(data, lists, region, n, t, warp_scratch); break;
     }
   }
 }
