@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <type_traits>
 
 #include "kernels/common.cuh"
 #include "kernels/pack.cuh"
@@ -346,6 +347,222 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
         warp_sort_class<Tuning, kClassWarp64, TRACK_INDEX>(data, lists, region, n, t, warp_scratch);
         break;
       default: warp_sort_class<Tuning, kClassWarp128, TRACK_INDEX>(data, lists, region, n, t, warp_scratch); break;
+    }
+  }
+}
+
+
+// ---------------------------------------------------------------------------
+// The fitted warp classes: 33..128 keys of 32-bit keys with no or 32-bit
+// values, every bit compared (Warp::Fitted). A kernel of its own, launched
+// instead of warp_sort_kernel for such calls: the merges' items and shared
+// planes would raise the list kernel's registers (it spilled).
+// ---------------------------------------------------------------------------
+
+/// Items per lane a range of `length` keys needs in groups of GROUP lanes,
+/// at least Fitted::kMinItems; Fitted::kMaxItems + 1 stands for the class's
+/// full-tile shape.
+template <class Fitted, int GROUP>
+__device__ __forceinline__ int fitted_items(std::uint32_t length) {
+  const int items = int((length + GROUP - 1) / GROUP);
+  return items < Fitted::kMinItems ? Fitted::kMinItems : items > Fitted::kMaxItems ? Fitted::kMaxItems + 1 : items;
+}
+
+/// One range per group of GROUP lanes, ITEMS keys per lane (blocked), sorted
+/// by the merge sort and written back in place. The keys (and values) of a
+/// range move together: stable with values, keys as words without. Called,
+/// not inlined: with the item counts inlined side by side the kernel spilled
+/// 344-668 bytes even at 80 registers (each alone: none at 64).
+template <int GROUP, int ITEMS, class Value>
+__device__ __noinline__ void fitted_merge_task(const SortData<std::uint32_t, Value>& data, const Task& task,
+                                               int lane_in_group, std::uint32_t* key_scratch,
+                                               std::uint32_t* value_scratch) {
+  static_assert(!kHasValues<Value> || std::is_same<Value, std::uint32_t>::value, "no or 32-bit values");
+  const std::uint32_t* src_keys = data.key_source(task) + task.begin;
+  std::uint32_t key[ITEMS];
+  std::uint32_t value[ITEMS];
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    const std::uint32_t i = std::uint32_t(lane_in_group * ITEMS + r);
+    key[r] = i < task.length ? data.codec.encode(src_keys[i]) : ~std::uint32_t(0);  // padding sorts last
+    if constexpr (kHasValues<Value>) value[r] = i < task.length ? data.value_source(task)[task.begin + i] : 0u;
+  }
+  // Every load of the range precedes the merge's first __syncwarp, and every
+  // store follows its last: in place is safe.
+  if constexpr (kHasValues<Value>)
+    warp::subwarp_stable_merge_sort<GROUP, ITEMS>(key, value, ~std::uint32_t(0), key_scratch, value_scratch,
+                                                  lane_in_group);
+  else warp::subwarp_merge_sort<GROUP, ITEMS>(key, key_scratch, lane_in_group);
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    const std::uint32_t i = std::uint32_t(lane_in_group * ITEMS + r);
+    if (i < task.length) {
+      data.keys[task.begin + i] = data.codec.decode(key[r]);
+      if constexpr (kHasValues<Value>) data.values[task.begin + i] = value[r];
+    }
+  }
+}
+
+/// The other sorts of warp_fitted_kernel, called like the merges
+/// (fitted_merge_task) so that the kernel's own registers stay few.
+template <class Shape, bool TRACK_INDEX, class Value>
+__device__ __noinline__ void fitted_full_task(const SortData<std::uint32_t, Value>& data, const Task& task,
+                                              int lane_in_group, std::uint32_t* warp_scratch) {
+  warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX, Shape::kLayout, Shape::kAlgorithm>(data, task, lane_in_group,
+                                                                                               warp_scratch);
+}
+template <class Tuning, bool TRACK_INDEX, class Value>
+__device__ __noinline__ void fitted_child_task(const SortData<std::uint32_t, Value>& data, const Task& task) {
+  warp_sort_child<Tuning, TRACK_INDEX>(data, task);
+}
+
+/// The merge rounds from rank `start` whose last range needs ITEMS items
+/// per lane, then (recursively) those of the next counts, up to rank `merged`.
+template <class Fitted, int GROUP, int ITEMS, class Value, class Scratch>
+__device__ __forceinline__ void fitted_merge_rounds(const SortData<std::uint32_t, Value>& data, Scratch& scratch,
+                                                    int start, int merged, int lane) {
+  constexpr int kRanges = 32 / GROUP;
+  for (; start < merged; start += kRanges) {
+    const int last = min(start + kRanges, merged) - 1;
+    if (ITEMS < Fitted::kMaxItems && fitted_items<Fitted, GROUP>(scratch.length[last]) > ITEMS) break;
+    const int r = start + lane / GROUP;
+    const Task task{scratch.begin[r < merged ? r : start], r < merged ? scratch.length[r] : 0u,
+                    task_flags(false, data.end_bit)};
+    fitted_merge_task<GROUP, ITEMS>(data, task, lane % GROUP, scratch.keys, scratch.values);
+  }
+  if constexpr (ITEMS < Fitted::kMaxItems) fitted_merge_rounds<Fitted, GROUP, ITEMS + 1>(data, scratch, start, merged, lane);
+}
+
+/// The warp's scratch in warp_fitted_kernel: a batch's ranges in the order
+/// they are sorted, and the merge planes (keys, and values when there are
+/// values). The ranges wait here rather than in registers, which the merges
+/// need.
+template <class Tuning, class Value>
+struct FittedWarpScratch {
+  using Fitted = typename Tuning::Fitted;
+  static constexpr bool kTrack = kHasValues<Value>;
+  static constexpr int kItems =
+      std::max(Fitted::kMaxItems, merge_items_max<Tuning, 4, kTrack>());
+  static constexpr int kPlaneWords = warp::merge_scratch_words<kItems, std::uint32_t>();
+  std::uint64_t begin[32];
+  std::uint32_t length[32];
+  std::uint32_t keys[kPlaneWords];
+  std::uint32_t values[kHasValues<Value> ? kPlaneWords : 1];
+};
+
+/// Sorts `n` (1..32) consecutive ranges of list class CLASS from entry
+/// `first` of its region: ordered by the items per lane they need, then in
+/// rounds of 32 / GROUP ranges, each round with the items of its longest
+/// range; ranges that fill the class's tile take its shape. Warp-uniform.
+template <class Tuning, int CLASS, class Value>
+__device__ __forceinline__ void fitted_batch(const SortData<std::uint32_t, Value>& data, const WorkLists& lists,
+                                             std::uint32_t first, std::uint32_t n,
+                                             FittedWarpScratch<Tuning, Value>& scratch) {
+  using Fitted = typename Tuning::Fitted;
+  constexpr bool kTrack = kHasValues<Value>;
+  constexpr int kGroup = CLASS == kClassWarp64 ? Fitted::kGroup64 : Fitted::kGroup128;
+  using Full = WarpClassShape<Tuning, CLASS, 4, kTrack>;
+  constexpr int kFullRanges = 32 / Full::kGroup;
+  static_assert(kGroup * (Fitted::kMaxItems + 1) == Full::kGroup * Full::kItems,
+                "a range past the fitted items fills the class's tile");
+  const int lane = int(threadIdx.x & 31);
+  {
+    Task mine{0, 0, 0};
+    if (std::uint32_t(lane) < n) mine = data.window_task(lists.class_segments[first + lane]);
+    // Rank: by items per lane, then by lane (lanes without a range last).
+    const int items = std::uint32_t(lane) < n ? fitted_items<Fitted, kGroup>(mine.length) : Fitted::kMaxItems + 2;
+    int rank = 0;
+#pragma unroll
+    for (int v = Fitted::kMinItems; v <= Fitted::kMaxItems + 1; ++v) {
+      const std::uint32_t with_v = __ballot_sync(0xffffffffu, items == v);
+      if (v < items) rank += __popc(with_v);
+      if (v == items) rank += __popc(with_v & lanes_below());
+    }
+    if (std::uint32_t(lane) < n) {
+      scratch.begin[rank] = mine.begin;
+      scratch.length[rank] = mine.length;
+    }
+  }
+  __syncwarp();
+  // Ranges that fill the class's tile come last.
+  const int merged = int(n) - __popc(__ballot_sync(
+                                  0xffffffffu, std::uint32_t(lane) < n && scratch.length[lane] > kGroup * Fitted::kMaxItems));
+
+  // Merge rounds: ranks [0, merged) in ascending items, so a round needs the
+  // items of its last range; one loop per item count.
+  fitted_merge_rounds<Fitted, kGroup, Fitted::kMinItems>(data, scratch, 0, merged, lane);
+  // Full tiles: ranks [merged, n), the class's shape.
+  for (int start = merged; start < int(n); start += kFullRanges) {
+    const int r = start + lane / Full::kGroup;
+    const Task task{scratch.begin[r < int(n) ? r : start], r < int(n) ? scratch.length[r] : 0u,
+                    task_flags(false, data.end_bit)};
+    fitted_full_task<Full, kTrack>(data, task, lane % Full::kGroup, scratch.keys);
+  }
+  __syncwarp();  // the next batch rewrites the ranges
+}
+
+/// Ranges of one fitted class per batch: 32 where every warp of the grid
+/// gets Fitted::kBatchesPerWarp batches of 32, else 16, else 8.
+template <class Fitted>
+__device__ __forceinline__ std::uint32_t fitted_batch_size(std::uint32_t count, std::uint32_t num_warps) {
+  const std::uint64_t per_warp = std::uint64_t(num_warps) * Fitted::kBatchesPerWarp;
+  return count >= 32 * per_warp ? 32u : count >= 16 * per_warp ? 16u : 8u;
+}
+
+/// The list kernel of calls whose 33..128-key ranges take the fitted
+/// merges: batches of the 33..64 and 65..128 lists, then the MSD children
+/// of up to 128 keys (a warp each, as in warp_sort_kernel). Every shorter
+/// range is walked (WALK_MAX), so the other warp lists are empty.
+template <class Tuning, std::uint32_t WALK_MAX, class Value>
+__global__ void __launch_bounds__(Tuning::kThreads, Tuning::Fitted::kMinBlocks)
+    warp_fitted_kernel(SortData<std::uint32_t, Value> data, WorkLists lists) {
+  static_assert(WALK_MAX >= 32, "ranges of up to 32 keys are walked, never listed");
+  using Fitted = typename Tuning::Fitted;
+  constexpr bool kTrack = kHasValues<Value>;
+  // Always waits at entry: the one-block classes launched after it rely on
+  // it for the MSD rounds (as on warp_sort_kernel).
+  enter_dependent_kernel();
+  if (sort_aborted(lists)) return;
+  __shared__ FittedWarpScratch<Tuning, Value> scratch[Tuning::kThreads / 32];
+  // The task space, in shared memory (in registers it would stay live
+  // through every merge): [33..64 batches | 65..128 batches | children].
+  struct TaskSpace {
+    std::uint32_t first_entry[2], count[2], batch[2], first_task[3];
+  };
+  __shared__ TaskSpace space;
+  const std::uint32_t num_warps = gridDim.x * (Tuning::kThreads / 32);
+  if (threadIdx.x == 0) {
+    const Counters& counters = *lists.counters;
+    std::uint32_t tasks = 0;
+#pragma unroll
+    for (int k = 0; k < 2; ++k) {
+      const int c = kClassWarp64 + k;
+      const std::uint32_t n = counters.class_count[c];
+      const std::uint32_t batch = fitted_batch_size<Fitted>(n, num_warps);
+      space.first_entry[k] = class_region_begin(counters, c);
+      space.count[k] = n;
+      space.batch[k] = batch;
+      space.first_task[k] = tasks;
+      tasks += (n + batch - 1) / batch;
+    }
+    space.first_task[2] = tasks;
+  }
+  __syncthreads();
+  const std::uint32_t batches = space.first_task[2];
+  const std::uint32_t children = lists.child_tasks[0] ? lists.counters->child_count[0] : 0u;
+  FittedWarpScratch<Tuning, Value>& mine = scratch[threadIdx.x / 32];
+  const std::uint32_t warp_id = (blockIdx.x * Tuning::kThreads + threadIdx.x) / 32;
+  for (std::uint32_t v = warp_id; v < batches + children; v += num_warps) {
+    if (v >= batches) {
+      fitted_child_task<Tuning, kTrack>(data, lists.child_tasks[0][v - batches]);
+    } else if (v < space.first_task[1]) {
+      const std::uint32_t at = v * space.batch[0];
+      fitted_batch<Tuning, kClassWarp64>(data, lists, space.first_entry[0] + at, min(space.batch[0], space.count[0] - at),
+                                         mine);
+    } else {
+      const std::uint32_t at = (v - space.first_task[1]) * space.batch[1];
+      fitted_batch<Tuning, kClassWarp128>(data, lists, space.first_entry[1] + at,
+                                          min(space.batch[1], space.count[1] - at), mine);
     }
   }
 }
