@@ -372,9 +372,12 @@ __device__ __forceinline__ int fitted_items(std::uint32_t length) {
 /// by the merge sort and written back in place. The keys (and values) of a
 /// range move together: stable with values, keys as words without. Called,
 /// not inlined: with the item counts inlined side by side the kernel spilled
-/// 344-668 bytes even at 80 registers (each alone: none at 64).
+/// 344-668 bytes even at 80 registers (each alone: none at 64). The data
+/// goes by value: by reference it lived on the stack, and its fields were
+/// reloaded after every store (uniform:33:128 keys alone took 2.2 times as
+/// long as with the list kernel's networks).
 template <int GROUP, int ITEMS, class Value>
-__device__ __noinline__ void fitted_merge_task(const SortData<std::uint32_t, Value>& data, const Task& task,
+__device__ __noinline__ void fitted_merge_task(const SortData<std::uint32_t, Value> data, const Task task,
                                                int lane_in_group, std::uint32_t* key_scratch,
                                                std::uint32_t* value_scratch) {
   static_assert(!kHasValues<Value> || std::is_same<Value, std::uint32_t>::value, "no or 32-bit values");
@@ -406,13 +409,13 @@ __device__ __noinline__ void fitted_merge_task(const SortData<std::uint32_t, Val
 /// The other sorts of warp_fitted_kernel, called like the merges
 /// (fitted_merge_task) so that the kernel's own registers stay few.
 template <class Shape, bool TRACK_INDEX, class Value>
-__device__ __noinline__ void fitted_full_task(const SortData<std::uint32_t, Value>& data, const Task& task,
+__device__ __noinline__ void fitted_full_task(const SortData<std::uint32_t, Value> data, const Task task,
                                               int lane_in_group, std::uint32_t* warp_scratch) {
   warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX, Shape::kLayout, Shape::kAlgorithm>(data, task, lane_in_group,
                                                                                                warp_scratch);
 }
 template <class Tuning, bool TRACK_INDEX, class Value>
-__device__ __noinline__ void fitted_child_task(const SortData<std::uint32_t, Value>& data, const Task& task) {
+__device__ __noinline__ void fitted_child_task(const SortData<std::uint32_t, Value> data, const Task task) {
   warp_sort_child<Tuning, TRACK_INDEX>(data, task);
 }
 
