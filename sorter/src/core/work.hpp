@@ -173,10 +173,6 @@ __host__ __device__ constexpr std::uint32_t block_class_min(const std::uint32_t 
 /// `window_classes` has bit c set when class c sorts windows.
 struct PackTable {
   std::uint32_t tile[kNumClasses - 1];
-  // A range sorted alone pays for its length rounded up to this: the tile,
-  // except in the warp classes whose merge sorts fit their items per lane to
-  // the range (warp_fitted_kernel), which sort slots of GROUP keys.
-  std::uint32_t granule[kNumClasses - 1];
   // A range of this call sorted alone in the class: with narrow words where
   // the class sorts the call's bits with them (at most 16 compared bits),
   // with the keys alone where it sorts them so (keys without values, every

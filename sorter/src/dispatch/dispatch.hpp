@@ -28,9 +28,6 @@ struct SortCall {
   int begin_bit;
   int end_bit;           // resolved: never -1
   bool offsets_64;
-  // 33..128-key ranges go to warp_fitted_kernel instead of the list kernel
-  // (32-bit keys, no or 32-bit values, every bit compared: Warp::Fitted).
-  bool fitted_warp;
   CountSource counts;    // offsets, counts, capacities, class limits, pack table
   WorkLists lists;
   std::size_t zeroed_bytes;  // the front of the workspace each call zeroes

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <algorithm>
-#include <type_traits>
 
 #include "dispatch/dispatch.hpp"
 #include "dispatch/policy.hpp"
@@ -93,9 +92,8 @@ cudaError_t launch_sorts(const SortCall& call) {
   }
 
   // 2. Up to kWarpSortMax keys: the walk over the segments, then the listed
-  //    ranges (with the fitted merges where the call takes them). Track
-  //    original positions when values move or when equal compared keys can
-  //    differ in other bits.
+  //    ranges. Track original positions when values move or when equal
+  //    compared keys can differ in other bits.
   {
     using Warp = typename Policy::Warp;
     constexpr int kThreads = Warp::kThreads;
@@ -109,10 +107,8 @@ cudaError_t launch_sorts(const SortCall& call) {
     err = launch_persistent(walk, kThreads, 0, call.stream, call.programmatic, std::max<std::uint64_t>(walk_blocks, 1),
                             data, lists, call.counts.pack);
     if (err != cudaSuccess) return err;
-    auto kernel = track ? warp_sort_kernel<Warp, true, Bits, Value> : warp_sort_kernel<Warp, false, Bits, Value>;
-    if constexpr (sizeof(Bits) == 4 && (!kHasValues<Value> || std::is_same<Value, std::uint32_t>::value)) {
-      if (call.fitted_warp) kernel = warp_fitted_kernel<Warp, kWalkMax, Value>;
-    }
+    const auto kernel = track ? warp_sort_kernel<Warp, true, Bits, Value>
+                              : warp_sort_kernel<Warp, false, Bits, Value>;
     if ((err = launch_persistent(kernel, kThreads, 0, call.stream, call.programmatic, 0, data, lists))) return err;
   }
 

@@ -67,32 +67,6 @@ struct Sm90Policy {
                            GroupShape<16, 4, kLayout>>,
         std::conditional_t<kMergeKeys<KEY_BYTES, TRACK_INDEX>, GroupShape<16, 8, kLayout, WarpAlgorithm::merge>,
                            GroupShape<32, 4, kLayout>>>;
-    // 33..128 keys of 32-bit keys with no or 32-bit values, every bit
-    // compared (warp_fitted_kernel): merge sorts whose items per lane follow
-    // the range, ceil(length / GROUP), so that a range pays for slots of
-    // GROUP keys and not for its class's power of two; keys and values move
-    // together (stable merge, no gather). A range that fills its class's
-    // tile (kMaxItems + 1 items per lane) takes the class's shape above,
-    // whose networks beat the merge there. Standalone on the H200, u32
-    // pairs, 2^24 items, fitted merge against the network of the class's
-    // tile: 40 keys 0.133 / 0.237 ms, 56 0.149 / 0.174, 64 0.193 / 0.151,
-    // 80 0.166 / 0.303, 112 0.171 / 0.219, 128 0.210 / 0.193
-    // (bench/results/h200-2026-12-03-warp-fitted-merge.md). In the list
-    // kernel beside the networks these shapes spilled 188-564 bytes, hence a
-    // kernel of their own.
-    struct Fitted {
-      static constexpr int kGroup64 = 8;    // lanes per range of 33..64 keys
-      static constexpr int kGroup128 = 16;  // lanes per range of 65..128 keys
-      static constexpr int kMinItems = 5;   // ceil(33 / 8) = ceil(65 / 16)
-      static constexpr int kMaxItems = 7;
-      // A warp sorts a batch of listed ranges in rounds ordered by items per
-      // lane, so that a round's ranges need about the same count. Batches
-      // are 32 ranges where every warp gets at least this many of them, and
-      // shrink (to 8) where fewer would leave warps idle at the end.
-      static constexpr std::uint32_t kBatchesPerWarp = 4;
-      // Blocks per SM the kernel is compiled for (64 registers at 4).
-      static constexpr int kMinBlocks = 4;
-    };
     // The walk's shapes for keys of KEY_BYTES and values of VALUE_BYTES (0:
     // none).
     template <int KEY_BYTES, int VALUE_BYTES>
@@ -284,11 +258,6 @@ struct Sm90Policy {
   static constexpr std::uint32_t kClassCost[kNumClasses - 1] = {
       190, 209, 250, 300, 362,            // warp classes: 8, 16, 32, 64, 128 keys
       319, 416, 378, 443, 472, 550, 674};  // block classes, in the order of BlockShapes
-  // Ranges of the fitted warp classes (33..64 and 65..128 keys, Warp::Fitted)
-  // per slot of GROUP keys, u32 pairs: the standalone times above per slot
-  // (1.8-2.0 and 2.2-2.3 x copy) plus what the call adds around the list
-  // kernel (fixed-64: 0.218 ms in the library, 0.151 standalone).
-  static constexpr std::uint32_t kFittedClassCost[2] = {270, 310};
   // A window costs more per key than a segment of the same class (segment
   // offsets, ranks, keys gathered back): 10-20% at 256 and 1024 keys, 0-7%
   // from 2048 on (H200, fixed-128/200/300/512/640/1300 windows against the

@@ -235,11 +235,6 @@ std::uint32_t block_class_mask(Pred pred) {
 
 /// The call's pack table (kernels/pack.cuh): class tiles from the call's
 /// limits, costs from the policy for the call's types and bit range.
-/// Whether the call's 33..128-key ranges take warp_fitted_kernel.
-bool fitted_warp_classes(const SortPlan& plan, int begin_bit, int end_bit) {
-  return size_of(plan.key_type) == 4 && size_of(plan.value_type) <= 4 && begin_bit == 0 && end_bit == 32;
-}
-
 template <class Policy>
 PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, std::uint64_t max_range,
                           int begin_bit, int end_bit) {
@@ -273,14 +268,8 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
     const std::uint32_t shortest = block_class_min(limits.max_length, b);
     return Shape::kWindows && shortest <= limits.max_length[b] && shortest <= max_range;
   });
-  for (int c = 0; c < kNumWarpClasses; ++c) table.granule[c] = table.tile[c] = 8u << c;
-  for (int b = 0; b < kNumBlockClasses; ++b)
-    table.granule[kClassBlock0 + b] = table.tile[kClassBlock0 + b] = limits.max_length[b];
-  const bool fitted = fitted_warp_classes(plan, begin_bit, end_bit);
-  if (fitted) {
-    table.granule[kClassWarp64] = Policy::Warp::Fitted::kGroup64;
-    table.granule[kClassWarp128] = Policy::Warp::Fitted::kGroup128;
-  }
+  for (int c = 0; c < kNumWarpClasses; ++c) table.tile[c] = 8u << c;
+  for (int b = 0; b < kNumBlockClasses; ++b) table.tile[kClassBlock0 + b] = limits.max_length[b];
   table.min_window_cost = UINT64_MAX;
   for (int c = 0; c < kNumClasses - 1; ++c) {
     const bool sorted_by_block_sort = (block_sort >> c) & 1u;
@@ -293,10 +282,6 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
     table.alone_cost[c] = (key_words >> c) & 1u ? Policy::kKeysOnlyClassCost[c]
                           : (narrow >> c) & 1u  ? words * Policy::kNarrowCostPercent[c - kClassBlock0] / 100u
                                                 : words;
-    // Pairs in the fitted classes: the merge's cost per slot. (Keys alone
-    // never window a warp-class range: kKeysOnlyWindowMin.)
-    if (fitted && !keys_alone && (c == kClassWarp64 || c == kClassWarp128))
-      table.alone_cost[c] = Policy::kFittedClassCost[c - kClassWarp64];
     table.window_cost[c] = words * Policy::kWindowCostPercent / 100u;
     table.group_cost[c] = Policy::kClassCost[c];
     if ((table.window_classes >> c) & 1u)
@@ -463,7 +448,6 @@ SortCall make_call(void* workspace, const SortWorkspace& layout, const SortPlan&
   call.begin_bit = args.begin_bit;
   call.end_bit = end_bit;
   call.offsets_64 = plan.offset_type == OffsetType::u64;
-  call.fitted_warp = fitted_warp_classes(plan, args.begin_bit, end_bit);
 
   CountSource& counts = call.counts;
   counts.offsets = args.offsets;

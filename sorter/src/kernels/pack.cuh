@@ -21,11 +21,10 @@ __host__ __device__ __forceinline__ bool walked_length(std::uint64_t length, con
 /// The class a range of `length` keys is sorted in, and whether it would
 /// rather share a tile with its neighbours (a window). A range goes to the
 /// option with the lowest cost per key: its own class, whose tile it may
-/// leave up to half empty (or, where the class sorts slots of a granule,
-/// only its last slot), or a window class whose tile holds
+/// leave up to half empty, or a window class whose tile holds
 /// floor(tile / length) such ranges. Cost per key = the cost at a full tile
 /// (PackTable::alone_cost, or window_cost for a window) / the share of the
-/// tile (or slots) the keys fill. Ranges shorter than PackTable::window_min_length (at
+/// tile the keys fill. Ranges shorter than PackTable::window_min_length (at
 /// least those the walk sorts) never take windows.
 struct PackChoice {
   int size_class;  // own class when not windowed
@@ -38,8 +37,7 @@ __host__ __device__ __forceinline__ PackChoice pack_choice(std::uint64_t length,
   if (own == kClassNone || own == kClassLarge || pack.window_classes == 0 || length < pack.window_min_length)
     return choice;
   // Compare cost * tile / (ranges per tile * length) as fractions.
-  const std::uint64_t granule = pack.granule[own];
-  std::uint64_t best_num = std::uint64_t(pack.alone_cost[own]) * ((length + granule - 1) / granule * granule);
+  std::uint64_t best_num = std::uint64_t(pack.alone_cost[own]) * pack.tile[own];
   std::uint64_t best_den = length;
   // The usual case (every warp class, full block tiles): no window can win.
   if (best_num <= pack.min_window_cost * length) return choice;
