@@ -43,9 +43,6 @@ struct Sm90Policy {
     // keys 0.511 -> 0.459, fixed-48 u64 0.524 -> 0.472, fixed-24 u32 pairs
     // 0.243 -> 0.226, uniform:0:32 u32 pairs 0.260 -> 0.244.
     static constexpr warp::GroupLayout kLayout = warp::GroupLayout::blocked;
-    // The list kernel starts its next task's keys and values towards L1
-    // before it sorts the current one (warp_sort_kernel).
-    static constexpr bool kPrefetchNextListed = true;
     // The groups of the warp size classes for keys of KEY_BYTES, sorted with
     // their positions (TRACK_INDEX: values, or a partial bit range) or alone,
     // in class order: 8, 16, 32, 64 and 128 keys (only the last three are

@@ -280,27 +280,6 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks)
     walk_segments<Tuning, WALK_MAX, TRACK_INDEX>(data, pack, batch * 32, num_segments);
 }
 
-/// Starts the lines of one listed task of the list kernel's virtual task
-/// space towards L1: this lane's first key and value (a lane's items share
-/// a line or two). Warp task t of class c sorts its groups' segments.
-template <class Tuning, int CLASS, bool TRACK_INDEX, class Bits, class Value>
-__device__ __forceinline__ void prefetch_listed_task(const SortData<Bits, Value>& data, const WorkLists& lists,
-                                                     std::uint32_t region_begin, std::uint32_t count,
-                                                     std::uint32_t warp_task) {
-  using Shape = WarpClassShape<Tuning, CLASS, int(sizeof(Bits)), TRACK_INDEX>;
-  const int lane = threadIdx.x & 31;
-  const std::uint32_t segment = warp_task * (32 / Shape::kGroup) + std::uint32_t(lane / Shape::kGroup);
-  if (segment >= count) return;
-  const std::uint32_t first = lists.class_segments[region_begin + segment];
-  const std::uint64_t begin = data.offset(first);
-  const std::uint64_t end = data.offset(first + 1);
-  const std::uint64_t item = begin + std::uint64_t(warp::group_item<Shape::kGroup, Shape::kItems, Shape::kLayout>(0, lane % Shape::kGroup));
-  if (item < end) {
-    prefetch_to_l1(data.keys + item);
-    if constexpr (kHasValues<Value>) prefetch_to_l1(data.values + item);
-  }
-}
-
 template <class Tuning, bool TRACK_INDEX, class Bits, class Value>
 __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
   // Always waits at entry, even with nothing to do: the one-block classes
@@ -345,30 +324,6 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
   const std::uint32_t warp_id = (blockIdx.x * Tuning::kThreads + threadIdx.x) / 32;
   const std::uint32_t num_warps = gridDim.x * (Tuning::kThreads / 32);
   for (std::uint32_t v = warp_id; v < total; v += num_warps) {
-    // This warp's next listed task: its keys and values start towards L1
-    // now, so that its chain of loads (list entry -> offsets -> keys ->
-    // values) waits on DRAM once, here, under this task's work.
-    if constexpr (Tuning::kPrefetchNextListed) {
-      const std::uint32_t next = v + num_warps;
-      if (next < warps) {
-        int nc = 0;
-#pragma unroll
-        for (int k = 1; k < kNumWarpClasses; ++k)
-          if (next >= space.first_warp[k]) nc = k;
-        const std::uint32_t nt = next - space.first_warp[nc];
-        switch (nc) {
-          case kClassWarp32:
-            prefetch_listed_task<Tuning, kClassWarp32, TRACK_INDEX>(data, lists, space.region_begin[nc], space.count[nc], nt);
-            break;
-          case kClassWarp64:
-            prefetch_listed_task<Tuning, kClassWarp64, TRACK_INDEX>(data, lists, space.region_begin[nc], space.count[nc], nt);
-            break;
-          default:
-            prefetch_listed_task<Tuning, kClassWarp128, TRACK_INDEX>(data, lists, space.region_begin[nc], space.count[nc], nt);
-            break;
-        }
-      }
-    }
     if (v >= warps) {
       // Length 1 in scratch still needs its copy home, which the network does.
       warp_sort_child<Tuning, TRACK_INDEX>(data, lists.child_tasks[0][v - warps]);
