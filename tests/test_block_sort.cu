@@ -224,6 +224,34 @@ __global__ void __launch_bounds__(64) warp_merge_sort_kernel(const Word* in, Wor
   for (int r = 0; r < ITEMS; ++r) out[base + r] = word[r];
 }
 
+/// subwarp_stable_merge_sort: (key, value) pairs per group of GROUP lanes,
+/// compared on the bits of `mask`; VALUES false sorts the keys alone.
+template <class Key, class Value, bool VALUES, int GROUP, int ITEMS>
+__global__ void __launch_bounds__(64)
+    warp_stable_merge_sort_kernel(const Key* in_keys, const Value* in_values, Key mask, Key* out_keys, Value* out_values) {
+  constexpr int kWarps = 2;
+  __shared__ Key key_scratch[kWarps][tilesort::warp::merge_scratch_words<ITEMS, Key>()];
+  __shared__ Value value_scratch[kWarps][tilesort::warp::merge_scratch_words<ITEMS, Value>()];
+  const int lane = int(threadIdx.x & 31u);
+  const std::size_t base = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) * ITEMS;  // blocked
+  Key key[ITEMS];
+  Value value[ITEMS];
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    key[r] = in_keys[base + r];
+    value[r] = in_values[base + r];
+  }
+  if constexpr (VALUES)
+    tilesort::warp::subwarp_stable_merge_sort<GROUP, ITEMS>(key, value, mask, key_scratch[threadIdx.x / 32],
+                                                            value_scratch[threadIdx.x / 32], lane % GROUP);
+  else tilesort::warp::subwarp_stable_merge_sort<GROUP, ITEMS>(key, mask, key_scratch[threadIdx.x / 32], lane % GROUP);
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    out_keys[base + r] = key[r];
+    if constexpr (VALUES) out_values[base + r] = value[r];
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Host side
 // ---------------------------------------------------------------------------
@@ -702,6 +730,53 @@ void check_warp_merge_sort(Rng& rng, int mode) {
                                << i / kGroupItems << " (" << tstest::seed_message() << ")";
 }
 
+/// Stable merge: keys from a few distinct values (so ties are frequent), a
+/// mask that hides some bits (keys equal on it but not in full must keep
+/// their order), values = input index; against std::stable_sort per group.
+template <class Key, class Value, bool VALUES, int GROUP, int ITEMS>
+void check_warp_stable_merge_sort(Rng& rng, int mode) {
+  constexpr int kGroupItems = GROUP * ITEMS;
+  const int blocks = 24;
+  const std::size_t n = std::size_t(blocks) * 64 * ITEMS;
+  const Key mask = mode == 0 ? ~Key(0) : Key(0x3Cu);  // bits [2, 6) when masked
+  std::vector<Key> keys(n);
+  std::vector<Value> values(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Key r = Key(rng());
+    switch (mode) {
+      case 0: keys[i] = r % 7 == 6 ? ~Key(0) : r % 7; break;  // ties, and all-ones keys
+      case 1: keys[i] = r; break;                               // masked: ties on 4 bits
+      default: keys[i] = Key(kGroupItems - i % kGroupItems) << 2; break;  // reversed under the mask
+    }
+    values[i] = Value(i);
+  }
+  DeviceBuffer d_keys, d_values, d_out_keys, d_out_values;
+  ASSERT_NO_FATAL_FAILURE(upload(d_keys, keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_values, values));
+  ASSERT_EQ(d_out_keys.alloc(n * sizeof(Key)), cudaSuccess);
+  ASSERT_EQ(d_out_values.alloc(n * sizeof(Value)), cudaSuccess);
+  warp_stable_merge_sort_kernel<Key, Value, VALUES, GROUP, ITEMS><<<blocks, 64>>>(
+      d_keys.as<const Key>(), d_values.as<const Value>(), mask, d_out_keys.as<Key>(), d_out_values.as<Value>());
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<Key> got_keys(n);
+  std::vector<Value> got_values(n);
+  ASSERT_NO_FATAL_FAILURE(download(got_keys, d_out_keys));
+  ASSERT_NO_FATAL_FAILURE(download(got_values, d_out_values));
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  for (std::size_t g = 0; g < n; g += kGroupItems)
+    std::stable_sort(order.begin() + g, order.begin() + g + kGroupItems,
+                     [&](std::size_t a, std::size_t b) { return (keys[a] & mask) < (keys[b] & mask); });
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(got_keys[i], keys[order[i]])
+        << "subwarp_stable_merge_sort<" << GROUP << ", " << ITEMS << "> of " << sizeof(Key) * 8 << "-bit keys"
+        << (VALUES ? "" : " alone") << ", input mode " << mode << ": item " << i % kGroupItems << " of group "
+        << i / kGroupItems << " (" << tstest::seed_message() << ")";
+    if (VALUES) ASSERT_EQ(got_values[i], values[order[i]]) << "value of item " << i % kGroupItems << ", mode " << mode;
+  }
+}
+
 // Batcher's network in registers, by the 0-1 principle: a comparator network
 // sorts every input if it sorts every input of zeros and ones.
 TEST(WarpMergeSort, RegisterNetworkSortsEveryBinaryInput) {
@@ -734,6 +809,32 @@ TEST(WarpMergeSort, GroupsItemsAndWords) {
     check_warp_merge_sort<std::uint64_t, 2, 16>(rng, mode);
     check_warp_merge_sort<std::uint32_t, 4, 1>(rng, mode);
     check_warp_merge_sort<std::uint64_t, 1, 8>(rng, mode);
+    // Items fitted to a segment (the library's 33..128-key classes): not
+    // powers of two.
+    check_warp_merge_sort<std::uint32_t, 16, 5>(rng, mode);
+    check_warp_merge_sort<std::uint32_t, 8, 7>(rng, mode);
+    check_warp_merge_sort<std::uint64_t, 16, 6>(rng, mode);
+    check_warp_merge_sort<std::uint32_t, 4, 3>(rng, mode);
+  }
+}
+
+// The stable form: ties, a partial mask, values of both widths, keys alone,
+// every fitted item count of the library's classes and a few others.
+TEST(WarpMergeSort, StableKeysAndValues) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  for (int mode = 0; mode < 3; ++mode) {
+    SCOPED_TRACE(::testing::Message() << "mode " << mode);
+    ASSERT_NO_FATAL_FAILURE((check_warp_stable_merge_sort<std::uint32_t, std::uint32_t, true, 16, 5>(rng, mode)));
+    ASSERT_NO_FATAL_FAILURE((check_warp_stable_merge_sort<std::uint32_t, std::uint32_t, true, 16, 6>(rng, mode)));
+    ASSERT_NO_FATAL_FAILURE((check_warp_stable_merge_sort<std::uint32_t, std::uint32_t, true, 16, 7>(rng, mode)));
+    ASSERT_NO_FATAL_FAILURE((check_warp_stable_merge_sort<std::uint32_t, std::uint32_t, true, 16, 8>(rng, mode)));
+    ASSERT_NO_FATAL_FAILURE((check_warp_stable_merge_sort<std::uint32_t, std::uint64_t, true, 8, 5>(rng, mode)));
+    ASSERT_NO_FATAL_FAILURE((check_warp_stable_merge_sort<std::uint32_t, std::uint64_t, true, 8, 8>(rng, mode)));
+    ASSERT_NO_FATAL_FAILURE((check_warp_stable_merge_sort<std::uint32_t, std::uint32_t, false, 8, 6>(rng, mode)));
+    ASSERT_NO_FATAL_FAILURE((check_warp_stable_merge_sort<std::uint32_t, std::uint32_t, false, 16, 7>(rng, mode)));
+    ASSERT_NO_FATAL_FAILURE((check_warp_stable_merge_sort<std::uint64_t, std::uint32_t, true, 32, 3>(rng, mode)));
+    ASSERT_NO_FATAL_FAILURE((check_warp_stable_merge_sort<std::uint32_t, std::uint32_t, true, 1, 9>(rng, mode)));
   }
 }
 
@@ -742,6 +843,7 @@ TEST(BlockSanitizer, WarpMergeSort) {
   Rng rng(tstest::test_seed());
   check_warp_merge_sort<std::uint64_t, 16, 8>(rng, 1);
   check_warp_merge_sort<std::uint32_t, 16, 8>(rng, 0);
+  check_warp_stable_merge_sort<std::uint32_t, std::uint32_t, true, 16, 7>(rng, 1);
 }
 
 // (16-bit key, 16-bit position) words: both strategies, both arrangements,

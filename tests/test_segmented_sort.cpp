@@ -818,6 +818,42 @@ TEST_F(SegmentedSortWarpMerge, EveryLengthOfTheMergeClasses) {
 }
 
 // ---------------------------------------------------------------------------
+// The warp list classes (33..64 and 65..128 keys) with lengths mixed at
+// random, the walked and empty segments between them, and enough segments
+// that every warp of the list kernel takes many tasks: keys of few values
+// (stability shows), pairs, keys alone, f32 keys with the special values.
+// ---------------------------------------------------------------------------
+using SegmentedSortWarpLists = GpuTest;
+
+TEST_F(SegmentedSortWarpLists, MixedLengthsAndManyTasks) {
+  TS_TRACE_SEED();
+  std::vector<std::uint64_t> sizes;
+  const std::uint64_t count64 = 200000, count128 = 100000;
+  for (std::uint64_t i = 0; i < count64 + count128; ++i) {
+    const std::uint64_t pick = rng_() % (count64 + count128);
+    sizes.push_back(pick < count64 ? 33 + rng_() % 32 : 65 + rng_() % 64);
+    if (rng_() % 4 == 0) sizes.push_back(rng_() % 3);  // empty, one key, two keys
+  }
+  struct Kind {
+    KeyType key;
+    ValueType value;
+    Order order;
+    Dist dist;
+  };
+  const Kind kinds[] = {{KeyType::u32, ValueType::b32, Order::ascending, Dist::few_unique},
+                        {KeyType::u32, ValueType::none, Order::descending, Dist::uniform},
+                        {KeyType::f32, ValueType::b32, Order::descending, Dist::specials}};
+  for (const Kind& k : kinds) {
+    SCOPED_TRACE(::testing::Message() << name_of(k.key) << " " << name_of(k.value) << " " << name_of(k.order) << " "
+                                      << name_of(k.dist));
+    const HostCase c = make_case(k.key, k.value, OffsetType::u32, sizes, k.dist, rng_, 0, random_pad(rng_));
+    RunOptions o;
+    o.order = k.order;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
+// ---------------------------------------------------------------------------
 // The walk (segments of up to 32 keys, straight from the offsets in batches
 // of 32): one lane per segment, with the network of the batch's longest (2,
 // 4, or 8 for 32-bit keys alone), groups of lanes above that. Batches whose
@@ -954,7 +990,7 @@ TEST_F(SanitizerSegmentedSort, MsdSpans) {
 
 // The warp merge sort's shared scratch (keys alone) and, in the same
 // kernel, the networks that keys with positions (partial bits) or values
-// keep; 60..130 keys cross both merge classes.
+// keep; 33..130 keys cross both merge classes.
 TEST_F(SanitizerSegmentedSort, WarpMergeClass) {
   TS_TRACE_SEED();
   struct Kind {
@@ -970,7 +1006,7 @@ TEST_F(SanitizerSegmentedSort, WarpMergeClass) {
   for (const Kind& k : kinds) {
     SCOPED_TRACE(::testing::Message() << name_of(k.key) << " " << name_of(k.value) << " " << name_of(k.order));
     std::vector<std::uint64_t> sizes;
-    for (std::uint64_t n = 60; n <= 130; n += 3) sizes.push_back(n);
+    for (std::uint64_t n = 33; n <= 130; n += 2) sizes.push_back(n);
     std::shuffle(sizes.begin(), sizes.end(), rng_);
     const HostCase c = make_case(k.key, k.value, OffsetType::u32, sizes, Dist::few_unique, rng_, 3, 3);
     RunOptions o;

@@ -19,10 +19,21 @@
 // (docs/design.md). CUB sorts its medium segments, up to 112 keys, the same
 // way (16 lanes x 7 items).
 //
-// Words (std::uint32_t or std::uint64_t) compare as whole unsigned integers,
-// so equal words are identical and their order cannot be seen; to sort
-// records stably, pack the input position into the low bits of the word, as
-// the sorter's (key, position) words do.
+// Two forms:
+//  * subwarp_merge_sort: words (std::uint32_t or std::uint64_t) that compare
+//    as whole unsigned integers, so equal words are identical and their
+//    order cannot be seen (to sort records stably, pack the input position
+//    into the low bits of the word).
+//  * subwarp_stable_merge_sort: keys compared on the bits of a mask, each
+//    with a value (or none) carried along; equal keys keep their input
+//    order. Values move through a second plane of the scratch, so nothing is
+//    gathered from global memory afterwards.
+// ITEMS need not be a power of two: a caller can fit the items per lane to
+// its longest segment (GROUP * ceil(longest / GROUP) slots, not the next
+// power of two). Standalone, one count per kernel, that beat the power-of-
+// two networks wherever a segment filled part of its tile; the library's
+// warp classes keep one shape per class, since kernels that chose among
+// several counts lost (docs/design.md, "Measured and not kept").
 #pragma once
 
 #include <cstdint>
@@ -77,6 +88,28 @@ struct OddEvenMergeSort {
   }
 };
 
+/// Odd-even transposition sort of N registers by `less`, ascending and
+/// stable (only neighbours swap, and only when strictly out of order): N
+/// rounds, N * (N - 1) / 2 compare-exchanges. Keys and values move together.
+template <int N, bool VALUES, class Key, class Value, class Less>
+__device__ __forceinline__ void transposition_sort(Key (&key)[N], Value (&value)[N], Less less) {
+#pragma unroll
+  for (int round = 0; round < N; ++round) {
+#pragma unroll
+    for (int i = round & 1; i + 1 < N; i += 2) {
+      const bool swap = less(key[i + 1], key[i]);
+      const Key k = swap ? key[i + 1] : key[i];
+      key[i + 1] = swap ? key[i] : key[i + 1];
+      key[i] = k;
+      if constexpr (VALUES) {
+        const Value v = swap ? value[i + 1] : value[i];
+        value[i + 1] = swap ? value[i] : value[i + 1];
+        value[i] = v;
+      }
+    }
+  }
+}
+
 /// Batcher's odd-even merge sort of N (a power of two) registers, ascending:
 /// 19 compare-exchanges for 8, where thread::sort_network's bitonic network
 /// takes 24. Host and device, so that tests can check the network on the CPU.
@@ -88,44 +121,39 @@ TILESORT_HD void odd_even_merge_sort(Word (&w)[N]) {
 
 }  // namespace detail
 
-/// Words of shared memory subwarp_merge_sort needs per warp.
+/// Words of shared memory a merge sort of ITEMS per lane needs per warp for
+/// one plane of Word (keys or words; subwarp_stable_merge_sort's values take
+/// a second plane of their own type).
 template <int ITEMS, class Word>
 constexpr int merge_scratch_words() {
   return 32 * ITEMS + (32 * ITEMS) / int(128 / sizeof(Word)) + 1;
 }
 
-/// Sorts GROUP * ITEMS words per group ascending (unsigned comparison).
-/// Blocked in and out: lane g of a group holds items [g * ITEMS,
-/// (g + 1) * ITEMS) in word[0..ITEMS). All 32 lanes of the warp must call it
-/// together (it synchronises the warp with __syncwarp). `warp_scratch`:
-/// merge_scratch_words<ITEMS, Word>() words of shared memory owned by this
-/// warp, not used by it between the call's entry and return; it is left
-/// holding unspecified words. Padding items (beyond a segment's end) should
-/// hold the largest word, so that they sort last. Preconditions: GROUP and
-/// ITEMS powers of two, GROUP <= 32.
-template <int GROUP, int ITEMS, class Word>
-__device__ __forceinline__ void subwarp_merge_sort(Word (&word)[ITEMS], Word* warp_scratch, int lane_in_group) {
-  static_assert(std::is_same<Word, std::uint32_t>::value || std::is_same<Word, std::uint64_t>::value,
-                "words: std::uint32_t or std::uint64_t");
-  static_assert(GROUP >= 1 && GROUP <= 32 && (GROUP & (GROUP - 1)) == 0, "GROUP: power of two <= 32");
-  static_assert(ITEMS >= 1 && (ITEMS & (ITEMS - 1)) == 0, "ITEMS: power of two");
+namespace detail {
+
+/// The merge levels shared by both forms: runs of ITEMS sorted words per
+/// lane double log2(GROUP) times. Stable: on equal keys run A (earlier
+/// input) goes first, in the search and in the merge.
+template <int GROUP, int ITEMS, bool VALUES, class Key, class Value, class Less>
+__device__ __forceinline__ void merge_levels(Key (&key)[ITEMS], Value (&value)[ITEMS], Key* key_scratch,
+                                             Value* value_scratch, int lane_in_group, Less less) {
   constexpr int kGroupItems = GROUP * ITEMS;
-
-  detail::odd_even_merge_sort<ITEMS>(word);
-
   // Items of this lane's group start at group_base in the warp's scratch.
   const int group_base = (int(threadIdx.x % 32) / GROUP) * kGroupItems;
   const int mine = lane_in_group * ITEMS;  // first item of this lane in the group
-  const auto at = [&](int i) { return warp_scratch[detail::merge_slot<Word>(group_base + i)]; };
+  const auto key_at = [&](int i) { return key_scratch[merge_slot<Key>(group_base + i)]; };
 #pragma unroll
   for (int width = ITEMS; width < kGroupItems; width *= 2) {
 #pragma unroll
-    for (int r = 0; r < ITEMS; ++r) warp_scratch[detail::merge_slot<Word>(group_base + mine + r)] = word[r];
+    for (int r = 0; r < ITEMS; ++r) {
+      key_scratch[merge_slot<Key>(group_base + mine + r)] = key[r];
+      if constexpr (VALUES) value_scratch[merge_slot<Value>(group_base + mine + r)] = value[r];
+    }
     __syncwarp();
     // The pair of runs this lane's outputs come from: A = [a0, a0 + width),
     // B = [a0 + width, a0 + 2 * width); diag = outputs of the pair before
-    // this lane's first one.
-    const int a0 = mine & ~(2 * width - 1);
+    // this lane's first one. (width is a constant: no division at run time.)
+    const int a0 = (ITEMS & (ITEMS - 1)) == 0 ? mine & ~(2 * width - 1) : (mine / (2 * width)) * (2 * width);
     const int b0 = a0 + width;
     const int diag = mine - a0;
     // Merge path: how many of the first `diag` outputs come from A (B's
@@ -134,29 +162,91 @@ __device__ __forceinline__ void subwarp_merge_sort(Word (&word)[ITEMS], Word* wa
     int hi = diag < width ? diag : width;
     while (lo < hi) {
       const int mid = (lo + hi) >> 1;
-      if (at(b0 + diag - 1 - mid) < at(a0 + mid)) hi = mid;
+      if (less(key_at(b0 + diag - 1 - mid), key_at(a0 + mid))) hi = mid;
       else lo = mid + 1;
     }
     int i = lo;          // next of A
     int j = diag - lo;   // next of B
     // Heads of both runs; an exhausted run's head is never taken.
-    Word a = at(a0 + (i < width ? i : width - 1));
-    Word b = at(b0 + (j < width ? j : width - 1));
+    Key a = key_at(a0 + (i < width ? i : width - 1));
+    Key b = key_at(b0 + (j < width ? j : width - 1));
 #pragma unroll
     for (int r = 0; r < ITEMS; ++r) {
-      const bool take_b = j < width && (i >= width || b < a);
-      word[r] = take_b ? b : a;
+      const bool take_b = j < width && (i >= width || less(b, a));
+      key[r] = take_b ? b : a;
+      if constexpr (VALUES) value[r] = value_scratch[merge_slot<Value>(group_base + (take_b ? b0 + j : a0 + i))];
       if (take_b) ++j;
       else ++i;
       // One load per step: the new head of the run that advanced (clamped
       // into the run; a head past its run's end is never taken).
       const int next = take_b ? b0 + (j < width ? j : width - 1) : a0 + (i < width ? i : width - 1);
-      const Word w = at(next);
+      const Key w = key_at(next);
       if (take_b) b = w;
       else a = w;
     }
     __syncwarp();  // every read of this level before the next level's stores
   }
+}
+
+struct NoMergeValue {};
+
+}  // namespace detail
+
+/// Sorts GROUP * ITEMS words per group ascending (unsigned comparison).
+/// Blocked in and out: lane g of a group holds items [g * ITEMS,
+/// (g + 1) * ITEMS) in word[0..ITEMS). All 32 lanes of the warp must call it
+/// together (it synchronises the warp with __syncwarp). `warp_scratch`:
+/// merge_scratch_words<ITEMS, Word>() words of shared memory owned by this
+/// warp, not used by it between the call's entry and return; it is left
+/// holding unspecified words. Padding items (beyond a segment's end) should
+/// hold the largest word, so that they sort last. Preconditions: GROUP a
+/// power of two <= 32, ITEMS >= 1.
+template <int GROUP, int ITEMS, class Word>
+__device__ __forceinline__ void subwarp_merge_sort(Word (&word)[ITEMS], Word* warp_scratch, int lane_in_group) {
+  static_assert(std::is_same<Word, std::uint32_t>::value || std::is_same<Word, std::uint64_t>::value,
+                "words: std::uint32_t or std::uint64_t");
+  static_assert(GROUP >= 1 && GROUP <= 32 && (GROUP & (GROUP - 1)) == 0, "GROUP: power of two <= 32");
+  static_assert(ITEMS >= 1, "ITEMS >= 1");
+  const auto less = [](Word x, Word y) { return x < y; };
+  detail::NoMergeValue none[ITEMS];
+  // Words are unique, so any network sorts them: Batcher's has the fewest
+  // compare-exchanges where it applies.
+  if constexpr ((ITEMS & (ITEMS - 1)) == 0) detail::odd_even_merge_sort<ITEMS>(word);
+  else detail::transposition_sort<ITEMS, false>(word, none, less);
+  detail::merge_levels<GROUP, ITEMS, false>(word, none, warp_scratch, static_cast<detail::NoMergeValue*>(nullptr),
+                                           lane_in_group, less);
+}
+
+/// Sorts GROUP * ITEMS (key, value) pairs per group by (key & mask),
+/// ascending and stable: pairs with equal masked keys keep their input order
+/// (blocked item order). Layout, synchronisation and padding as for
+/// subwarp_merge_sort (padding: all-ones keys, which sort after every real
+/// key, and stay after them on ties). `key_scratch`:
+/// merge_scratch_words<ITEMS, Key>() keys of this warp's shared memory;
+/// `value_scratch`: merge_scratch_words<ITEMS, Value>() values. Key: an
+/// unsigned integer; Value: any trivially copyable type.
+template <int GROUP, int ITEMS, class Key, class Value>
+__device__ __forceinline__ void subwarp_stable_merge_sort(Key (&key)[ITEMS], Value (&value)[ITEMS], Key mask,
+                                                          Key* key_scratch, Value* value_scratch, int lane_in_group) {
+  static_assert(GROUP >= 1 && GROUP <= 32 && (GROUP & (GROUP - 1)) == 0, "GROUP: power of two <= 32");
+  static_assert(ITEMS >= 1, "ITEMS >= 1");
+  const auto less = [mask](Key x, Key y) { return (x & mask) < (y & mask); };
+  detail::transposition_sort<ITEMS, true>(key, value, less);
+  detail::merge_levels<GROUP, ITEMS, true>(key, value, key_scratch, value_scratch, lane_in_group, less);
+}
+
+/// The same for keys alone (compared on the bits of `mask`; keys equal
+/// there keep their input order, which shows when other bits differ).
+template <int GROUP, int ITEMS, class Key>
+__device__ __forceinline__ void subwarp_stable_merge_sort(Key (&key)[ITEMS], Key mask, Key* key_scratch,
+                                                          int lane_in_group) {
+  static_assert(GROUP >= 1 && GROUP <= 32 && (GROUP & (GROUP - 1)) == 0, "GROUP: power of two <= 32");
+  static_assert(ITEMS >= 1, "ITEMS >= 1");
+  const auto less = [mask](Key x, Key y) { return (x & mask) < (y & mask); };
+  detail::NoMergeValue none[ITEMS];
+  detail::transposition_sort<ITEMS, false>(key, none, less);
+  detail::merge_levels<GROUP, ITEMS, false>(key, none, key_scratch, static_cast<detail::NoMergeValue*>(nullptr),
+                                           lane_in_group, less);
 }
 
 }  // namespace warp
