@@ -809,8 +809,7 @@ TEST(WarpMergeSort, GroupsItemsAndWords) {
     check_warp_merge_sort<std::uint64_t, 2, 16>(rng, mode);
     check_warp_merge_sort<std::uint32_t, 4, 1>(rng, mode);
     check_warp_merge_sort<std::uint64_t, 1, 8>(rng, mode);
-    // Items fitted to a segment (the library's 33..128-key classes): not
-    // powers of two.
+    // Items fitted to a segment: not powers of two.
     check_warp_merge_sort<std::uint32_t, 16, 5>(rng, mode);
     check_warp_merge_sort<std::uint32_t, 8, 7>(rng, mode);
     check_warp_merge_sort<std::uint64_t, 16, 6>(rng, mode);
@@ -819,7 +818,8 @@ TEST(WarpMergeSort, GroupsItemsAndWords) {
 }
 
 // The stable form: ties, a partial mask, values of both widths, keys alone,
-// every fitted item count of the library's classes and a few others.
+// item counts fitted to 33..128-key segments (8 or 16 lanes x 5..8) and a
+// few others.
 TEST(WarpMergeSort, StableKeysAndValues) {
   REQUIRE_CUDA_DEVICE();
   Rng rng(tstest::test_seed());

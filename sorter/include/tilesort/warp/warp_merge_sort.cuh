@@ -217,6 +217,22 @@ __device__ __forceinline__ void subwarp_merge_sort(Word (&word)[ITEMS], Word* wa
                                            lane_in_group, less);
 }
 
+namespace detail {
+
+/// Both overloads of subwarp_stable_merge_sort: transposition in registers,
+/// then the merge levels, keys compared under `mask`.
+template <int GROUP, int ITEMS, bool VALUES, class Key, class Value>
+__device__ __forceinline__ void stable_merge_sort(Key (&key)[ITEMS], Value (&value)[ITEMS], Key mask,
+                                                  Key* key_scratch, Value* value_scratch, int lane_in_group) {
+  static_assert(GROUP >= 1 && GROUP <= 32 && (GROUP & (GROUP - 1)) == 0, "GROUP: power of two <= 32");
+  static_assert(ITEMS >= 1, "ITEMS >= 1");
+  const auto less = [mask](Key x, Key y) { return (x & mask) < (y & mask); };
+  transposition_sort<ITEMS, VALUES>(key, value, less);
+  merge_levels<GROUP, ITEMS, VALUES>(key, value, key_scratch, value_scratch, lane_in_group, less);
+}
+
+}  // namespace detail
+
 /// Sorts GROUP * ITEMS (key, value) pairs per group by (key & mask),
 /// ascending and stable: pairs with equal masked keys keep their input order
 /// (blocked item order). Layout, synchronisation and padding as for
@@ -228,11 +244,7 @@ __device__ __forceinline__ void subwarp_merge_sort(Word (&word)[ITEMS], Word* wa
 template <int GROUP, int ITEMS, class Key, class Value>
 __device__ __forceinline__ void subwarp_stable_merge_sort(Key (&key)[ITEMS], Value (&value)[ITEMS], Key mask,
                                                           Key* key_scratch, Value* value_scratch, int lane_in_group) {
-  static_assert(GROUP >= 1 && GROUP <= 32 && (GROUP & (GROUP - 1)) == 0, "GROUP: power of two <= 32");
-  static_assert(ITEMS >= 1, "ITEMS >= 1");
-  const auto less = [mask](Key x, Key y) { return (x & mask) < (y & mask); };
-  detail::transposition_sort<ITEMS, true>(key, value, less);
-  detail::merge_levels<GROUP, ITEMS, true>(key, value, key_scratch, value_scratch, lane_in_group, less);
+  detail::stable_merge_sort<GROUP, ITEMS, true>(key, value, mask, key_scratch, value_scratch, lane_in_group);
 }
 
 /// The same for keys alone (compared on the bits of `mask`; keys equal
@@ -240,13 +252,9 @@ __device__ __forceinline__ void subwarp_stable_merge_sort(Key (&key)[ITEMS], Val
 template <int GROUP, int ITEMS, class Key>
 __device__ __forceinline__ void subwarp_stable_merge_sort(Key (&key)[ITEMS], Key mask, Key* key_scratch,
                                                           int lane_in_group) {
-  static_assert(GROUP >= 1 && GROUP <= 32 && (GROUP & (GROUP - 1)) == 0, "GROUP: power of two <= 32");
-  static_assert(ITEMS >= 1, "ITEMS >= 1");
-  const auto less = [mask](Key x, Key y) { return (x & mask) < (y & mask); };
   detail::NoMergeValue none[ITEMS];
-  detail::transposition_sort<ITEMS, false>(key, none, less);
-  detail::merge_levels<GROUP, ITEMS, false>(key, none, key_scratch, static_cast<detail::NoMergeValue*>(nullptr),
-                                           lane_in_group, less);
+  detail::stable_merge_sort<GROUP, ITEMS, false>(key, none, mask, key_scratch,
+                                                 static_cast<detail::NoMergeValue*>(nullptr), lane_in_group);
 }
 
 }  // namespace warp
