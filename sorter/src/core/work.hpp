@@ -182,7 +182,7 @@ struct PackTable {
   // words, offsets and gathered keys (Sm90Policy::kWindowCostPercent).
   std::uint32_t window_cost[kNumClasses - 1];
   // The MSD histogram's grouping of children (large_sort.cuh, range_cost):
-  // the pairs' costs for every type (Sm90Policy::kClassCost). Priced with
+  // the same costs for every type (Sm90Policy::kGroupCost). Priced with
   // alone_cost, keys alone left one round's 80-key children single in the
   // warp classes instead of three to a 256-key tile: fixed-20480 u32 keys
   // 0.530 -> 0.680 ms, fixed-5242880 0.669 -> 0.819 (same-run A/B, H200).

@@ -283,7 +283,7 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
                           : (narrow >> c) & 1u  ? words * Policy::kNarrowCostPercent[c - kClassBlock0] / 100u
                                                 : words;
     table.window_cost[c] = words * Policy::kWindowCostPercent / 100u;
-    table.group_cost[c] = Policy::kClassCost[c];
+    table.group_cost[c] = Policy::kGroupCost[c];
     if ((table.window_classes >> c) & 1u)
       table.min_window_cost = std::min<std::uint64_t>(table.min_window_cost, table.window_cost[c]);
   }
