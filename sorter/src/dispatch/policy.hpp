@@ -279,13 +279,8 @@ struct Sm90Policy {
   // A window costs more per key than a segment of the same class (segment
   // offsets, ranks, keys gathered back): 10-20% at 256 and 1024 keys, 0-7%
   // from 2048 on (H200, fixed-128/200/300/512/640/1300 windows against the
-  // classes above), in percent of the class's cost, per block class. The
-  // 512-key tile's windows cost more than 115% against the other classes'
-  // in the same run: at 115%, 65..73-key segments went to 512-key windows
-  // of seven instead of 256-key windows of three or 1024-key windows of 15
-  // and took 3-4% longer (fixed-70 u32 pairs 0.336 -> 0.349 ms), and 92
-  // keys in windows of five took 5% longer than alone.
-  static constexpr std::uint32_t kWindowCostPercent[kNumBlockClasses] = {115, 120, 115, 115, 115, 115, 115};
+  // classes above), in percent of the class's cost.
+  static constexpr std::uint32_t kWindowCostPercent = 115;
   // The same for 32-bit keys without values, every bit compared, in
   // hundredths of a copy of the keys (H200, fixed-S at the class's longest
   // S: the warp classes from the sweep of a9864f4, the block classes from
