@@ -260,8 +260,8 @@ struct Sm90Policy {
   // 416, measured 447 and 412); same-run A/B of the two tables: fixed-48
   // u32 pairs 0.308 -> 0.280 ms, fixed-96 0.356 -> 0.326, fixed-100 0.346
   // -> 0.314, fixed-160 0.358 -> 0.339, fixed-384 0.383 -> 0.352, tiles16-1M
-  // 0.157 -> 0.150, fixed-67 0.348 -> 0.359 (7-key windows in the 512-key
-  // tile instead of 15 in the 1024-key one). A partial tile is priced as a
+  // 0.157 -> 0.150, fixed-67 0.348 -> 0.359 (512-key windows of seven
+  // instead of 1024-key windows of 15). A partial tile is priced as a
   // full one: a share of the tile's cost that falls with the keys (as the
   // merges' partial tiles measure: 70% of a full 2048-key tile at 5/8)
   // windowed more of what was cheaper alone (fixed-92 +5%, fixed-44 +10%).
@@ -270,9 +270,9 @@ struct Sm90Policy {
       358, 412, 447, 509, 573, 651, 757};  // block classes, in the order of BlockShapes
   // The MSD histogram groups consecutive children that one block sorts by
   // these costs (PackTable::group_cost). They are the table kClassCost
-  // replaced: with it, one round's children of about 256 keys grouped into
-  // fewer 1024-key tiles and fixed-65536 u32 pairs took 0.594 ms instead of
-  // 0.567 (same-run A/B, H200).
+  // replaced: grouped by kClassCost, fixed-65536 u32 pairs (one round,
+  // children of about 256 keys) took 0.594 ms instead of 0.567 (same-run
+  // A/B, H200).
   static constexpr std::uint32_t kGroupCost[kNumClasses - 1] = {
       190, 209, 250, 300, 362,            // warp classes: 8, 16, 32, 64, 128 keys
       319, 416, 378, 443, 472, 550, 674};  // block classes, in the order of BlockShapes
