@@ -17,9 +17,9 @@ def rows_of(doc):
     """(row label, tilesort ms) of one report."""
     out = []
     for row in doc.get("rows", []):
-        if "case" in row:  # binning suite: bin_and_sort, and bin alone
+        if "case" in row:  # binning suite: bin_and_sort, bin alone and the gather
             label = row["label"]
-            for key, what in (("tilesort_ms", "bin_and_sort"), ("bin_ms", "bin")):
+            for key, what in (("tilesort_ms", "bin_and_sort"), ("bin_ms", "bin"), ("gather64_ms", "gather64")):
                 if row.get(key, -1) > 0:  # -1 / absent: not run
                     out.append((f"{label} {what}", row[key]))
         elif row.get("method") == "tilesort" and row.get("status") == "ok":

@@ -750,6 +750,73 @@ TEST_F(BinningGpu, TileIdOutOfRangeLeavesOutputsUntouchedLarge) {
   ASSERT_NO_FATAL_FAILURE(check_bad_tile(rng_, 100000, 70000, stream_));
 }
 
+/// gather through a permutation with one entry that is not a record index:
+/// the entry is reported (index = its position, value = the entry), its
+/// record's slot stays untouched and every other record still moves.
+void check_bad_permutation(Rng& rng, std::size_t n, cudaStream_t stream) {
+  BinPlan plan;
+  plan.max_records = n;
+  plan.max_tiles = 1;
+  std::size_t bytes = 0;
+  TS_STATUS_ASSERT_OK(tilesort::bin_workspace_size(plan, &bytes));
+  DeviceBuffer ws, d_perm, count, records, out_records;
+  TS_CUDA_ASSERT(ws.alloc(bytes));
+  std::vector<std::uint32_t> perm(n);
+  for (std::size_t i = 0; i < n; ++i) perm[i] = std::uint32_t(i);
+  for (std::size_t i = n; i > 1; --i) std::swap(perm[i - 1], perm[rng() % i]);
+  const std::size_t bad = rng() % n;
+  const std::uint32_t bad_entry = std::uint32_t(n + rng() % 3);  // n itself, or beyond
+  perm[bad] = bad_entry;
+  ASSERT_NO_FATAL_FAILURE(upload_vec(d_perm, perm));
+  ASSERT_NO_FATAL_FAILURE(upload_vec(count, std::vector<std::uint32_t>{std::uint32_t(n)}));
+  // 64 bytes move as 16-byte words, 36 bytes as 4-byte words.
+  for (std::size_t record_bytes : {std::size_t(64), std::size_t(36)}) {
+    SCOPED_TRACE("record bytes " + std::to_string(record_bytes) + ", bad entry at " + std::to_string(bad));
+    std::vector<unsigned char> host_records(n * record_bytes);
+    for (std::size_t i = 0; i < host_records.size(); ++i) host_records[i] = static_cast<unsigned char>(splitmix64(i) >> 9);
+    ASSERT_NO_FATAL_FAILURE(upload_vec(records, host_records));
+    ASSERT_NO_FATAL_FAILURE(alloc_poisoned<unsigned char>(out_records, n * record_bytes));
+    // A clear status, as a successful bin_index leaves it (gather does
+    // nothing after an earlier error, including the last iteration's).
+    TS_CUDA_ASSERT(cudaMemset(const_cast<tilesort::DeviceStatus*>(tilesort::bin_device_status(ws.get())), 0,
+                              sizeof(tilesort::DeviceStatus)));
+    TS_CUDA_ASSERT(cudaDeviceSynchronize());
+    GatherArgs g;
+    g.records = records.get();
+    g.out_records = out_records.get();
+    g.record_bytes = record_bytes;
+    g.permutation = d_perm.as<std::uint32_t>();
+    g.d_num_records = count.as<std::uint32_t>();
+    TS_STATUS_ASSERT_OK(tilesort::gather(ws.get(), bytes, plan, g, stream));
+    const tilesort::Status status = tilesort::read_bin_status(ws.get(), stream);
+    EXPECT_EQ(status.code(), StatusCode::permutation_out_of_range) << status.what();
+    tilesort::DeviceStatus device{};
+    TS_CUDA_ASSERT(cudaMemcpy(&device, tilesort::bin_device_status(ws.get()), sizeof(device), cudaMemcpyDeviceToHost));
+    EXPECT_EQ(device.index, bad);
+    EXPECT_EQ(device.value, bad_entry);
+    std::vector<unsigned char> got;
+    ASSERT_NO_FATAL_FAILURE(download_vec(got, out_records, n * record_bytes));
+    std::vector<std::uint32_t> valid = perm;
+    valid[bad] = 0;  // any record: its slot is compared against the poison below
+    std::vector<unsigned char> want = binref::gather(host_records, record_bytes, valid);
+    std::fill(want.begin() + std::ptrdiff_t(bad * record_bytes), want.begin() + std::ptrdiff_t((bad + 1) * record_bytes),
+              static_cast<unsigned char>(kPoison));
+    EXPECT_TRUE(same("gathered bytes", got, want));
+  }
+}
+
+TEST_F(BinningGpuSanitizer, GatherReportsBadPermutationEntry) {
+  TS_TRACE_SEED();
+  for (std::size_t n : {std::size_t(1), std::size_t(37), std::size_t(5000)})
+    ASSERT_NO_FATAL_FAILURE(check_bad_permutation(rng_, n, stream_));
+}
+
+TEST_F(BinningGpu, GatherReportsBadPermutationEntryLarge) {
+  TS_TRACE_SEED();
+  // More words than one step of the persistent grid moves, and a tail.
+  ASSERT_NO_FATAL_FAILURE(check_bad_permutation(rng_, 700001, stream_));
+}
+
 TEST_F(BinningGpuSanitizer, DeviceCountOverCapacityLeavesOutputsUntouched) {
   TS_TRACE_SEED();
   std::vector<std::uint32_t> tiles(3000);

@@ -471,25 +471,45 @@ struct GatherParams {
 };
 
 /// Several threads per record, one Word each: a warp reads and writes whole
-/// records as contiguous runs. Entries of the permutation that are not a
-/// record index are reported and skipped (no out-of-bounds read).
+/// records as contiguous runs. Each thread issues the permutation loads and
+/// then the record loads of kGatherWordsPerThread words before storing any.
+/// Entries of the permutation that are not a record index are reported and
+/// skipped (no out-of-bounds read), and their records' slots keep what
+/// they held.
 template <class Policy, class Word>
 __global__ void __launch_bounds__(Policy::kGatherThreads) bin_gather_kernel(GatherParams<Word> p) {
+  constexpr int kWords = Policy::kGatherWordsPerThread;
   enter_dependent_kernel();  // the previous kernel's results are visible from here on
   if (bin_aborted(p.status)) return;
   const std::uint32_t n = p.count.records();
-  // The host guarantees max_records * words_per_record < 2^32.
-  const std::uint32_t words = n * p.words_per_record;
-  const std::uint32_t stride = gridDim.x * blockDim.x;
-  for (std::uint32_t w = blockIdx.x * blockDim.x + threadIdx.x; w < words; w += stride) {
-    const std::uint32_t record = w / p.words_per_record;
-    const std::uint32_t part = w - record * p.words_per_record;
-    const std::uint32_t source = p.permutation[record];
-    if (source >= n) {
-      if (part == 0) report_error(p.status, StatusCode::permutation_out_of_range, record, source);
-      continue;
+  // The host guarantees max_records * words_per_record < 2^32; the steps
+  // below are 64-bit so that the last one cannot wrap.
+  const std::uint64_t words = std::uint64_t(n) * p.words_per_record;
+  const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+  for (std::uint64_t first = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; first < words;
+       first += stride * kWords) {
+    std::uint32_t source[kWords];
+    std::uint32_t part[kWords];
+#pragma unroll
+    for (int j = 0; j < kWords; ++j) {
+      const std::uint64_t w = first + j * stride;
+      source[j] = n;  // past the end: nothing to move
+      part[j] = 0;
+      if (w < words) {
+        const std::uint32_t record = std::uint32_t(w) / p.words_per_record;
+        part[j] = std::uint32_t(w) - record * p.words_per_record;
+        source[j] = p.permutation[record];
+        if (source[j] >= n && part[j] == 0)
+          report_error(p.status, StatusCode::permutation_out_of_range, record, source[j]);
+      }
     }
-    p.out_records[w] = p.records[std::uint64_t(source) * p.words_per_record + part];
+    Word word[kWords];
+#pragma unroll
+    for (int j = 0; j < kWords; ++j)
+      if (source[j] < n) word[j] = __ldg(p.records + (std::uint64_t(source[j]) * p.words_per_record + part[j]));
+#pragma unroll
+    for (int j = 0; j < kWords; ++j)
+      if (source[j] < n) p.out_records[first + j * stride] = word[j];
   }
 }
 

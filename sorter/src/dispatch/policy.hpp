@@ -279,8 +279,16 @@ struct Sm90Policy {
   // A window costs more per key than a segment of the same class (segment
   // offsets, ranks, keys gathered back): 10-20% at 256 and 1024 keys, 0-7%
   // from 2048 on (H200, fixed-128/200/300/512/640/1300 windows against the
-  // classes above), in percent of the class's cost.
-  static constexpr std::uint32_t kWindowCostPercent = 115;
+  // classes above), in percent of the class's cost, per block class. The
+  // 512-key tile's windows cost more than 115% against the other classes'
+  // in the same run: at 115%, 65..73-key segments went to 512-key windows
+  // of seven instead of 256-key windows of three or 1024-key windows of 15
+  // and took 3-4% longer (fixed-70 u32 pairs 0.336 -> 0.349 ms), and 92
+  // keys in windows of five took 5% longer than alone. At 120% (same-run
+  // A/B against 115%): fixed-65..73 3-3.5% faster, uniform:40:100 2%,
+  // mixed lengths (tiles16, powerlaw, lognormal, uniform, loguniform)
+  // within 0.7%.
+  static constexpr std::uint32_t kWindowCostPercent[kNumBlockClasses] = {115, 120, 115, 115, 115, 115, 115};
   // The same for 32-bit keys without values, every bit compared, in
   // hundredths of a copy of the keys (H200, fixed-S at the class's longest
   // S: the warp classes from the sweep of a9864f4, the block classes from
@@ -415,7 +423,15 @@ struct BinPolicy {
   // tiles (one block took 183 us for 129,600 tiles, walking them serially).
   static constexpr int kOffsetsThreads = 256;
   static constexpr int kOffsetsItems = 8;
+  // Gather: words moved per thread per step, all loads issued before the
+  // first store. H200, binning suite's 64-byte gathers (16.5M-63.7M
+  // records), same run: 4 words 0.6-1.6% faster than 1 or 2, 8 (88
+  // registers) 25% slower, streaming stores no change. The kernel moves
+  // exactly the records and the permutation (ncu, tiles8-4M: 2.80 GB read,
+  // 2.62 GB written) at 61% of DRAM peak with 8-14% issue: the random
+  // 64-byte reads bound it, not the loads in flight.
   static constexpr int kGatherThreads = 256;
+  static constexpr int kGatherWordsPerThread = 4;
 };
 
 /// Block shape B of a policy.

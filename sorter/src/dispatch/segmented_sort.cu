@@ -282,7 +282,8 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
     table.alone_cost[c] = (key_words >> c) & 1u ? Policy::kKeysOnlyClassCost[c]
                           : (narrow >> c) & 1u  ? words * Policy::kNarrowCostPercent[c - kClassBlock0] / 100u
                                                 : words;
-    table.window_cost[c] = words * Policy::kWindowCostPercent / 100u;
+    // Only block classes sort windows.
+    table.window_cost[c] = c < kClassBlock0 ? words : words * Policy::kWindowCostPercent[c - kClassBlock0] / 100u;
     table.group_cost[c] = Policy::kGroupCost[c];
     if ((table.window_classes >> c) & 1u)
       table.min_window_cost = std::min<std::uint64_t>(table.min_window_cost, table.window_cost[c]);
