@@ -92,7 +92,10 @@ struct BinIndexArgs {
 /// count, for records of record_bytes each (a multiple of 4; multiples of 16
 /// with 16-byte aligned arrays move as 16-byte vectors, several threads per
 /// record). Uses the workspace of the bin_index call that made the
-/// permutation: it does nothing when that call reported an error.
+/// permutation: it does nothing when that call reported an error. An entry
+/// that is not below the record count is reported (permutation_out_of_range,
+/// the first one seen) and skipped: its slot keeps what it held, and every
+/// other record still moves.
 struct GatherArgs {
   const void* records = nullptr;
   void* out_records = nullptr;

@@ -480,7 +480,12 @@ template <class Policy, class Word>
 __global__ void __launch_bounds__(Policy::kGatherThreads) bin_gather_kernel(GatherParams<Word> p) {
   constexpr int kWords = Policy::kGatherWordsPerThread;
   enter_dependent_kernel();  // the previous kernel's results are visible from here on
-  if (bin_aborted(p.status)) return;
+  // An error of the bin_index call that made the permutation stops it. A bad
+  // entry (this gather's own error, reported by whichever block meets it
+  // first) only skips that entry: were it to stop the blocks that start
+  // later, which slots get written would depend on the block schedule.
+  const std::int32_t earlier = *reinterpret_cast<volatile const std::int32_t*>(&p.status->code);
+  if (earlier != 0 && earlier != std::int32_t(StatusCode::permutation_out_of_range)) return;
   const std::uint32_t n = p.count.records();
   // The host guarantees max_records * words_per_record < 2^32; the steps
   // below are 64-bit so that the last one cannot wrap.
