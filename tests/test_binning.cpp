@@ -267,6 +267,24 @@ template <class T>
   return ::testing::AssertionSuccess();
 }
 
+/// Record bytes with a pattern that differs from record to record.
+std::vector<unsigned char> record_pattern(std::size_t bytes, int shift) {
+  std::vector<unsigned char> out(bytes);
+  for (std::size_t i = 0; i < bytes; ++i) out[i] = static_cast<unsigned char>(splitmix64(i) >> shift);
+  return out;
+}
+
+GatherArgs gather_args(const DeviceBuffer& records, DeviceBuffer& out_records, std::size_t record_bytes,
+                       const DeviceBuffer& permutation, const std::uint32_t* d_num_records) {
+  GatherArgs g;
+  g.records = records.get();
+  g.out_records = out_records.get();
+  g.record_bytes = record_bytes;
+  g.permutation = permutation.as<std::uint32_t>();
+  g.d_num_records = d_num_records;
+  return g;
+}
+
 template <class T>
 ::testing::AssertionResult same(const char* what, const std::vector<T>& got, const std::vector<T>& want) {
   if (got.size() != want.size())
@@ -407,17 +425,11 @@ void run_and_check(const Case& c, cudaStream_t stream) {
   binref::bin_index(c.tiles, c.num_tiles, want_perm, want_offsets);
   for (std::size_t record_bytes : {std::size_t(64), std::size_t(36), std::size_t(128)}) {
     SCOPED_TRACE("gather of " + std::to_string(record_bytes) + "-byte records");
-    std::vector<unsigned char> host_records(n * record_bytes);
-    for (std::size_t i = 0; i < host_records.size(); ++i) host_records[i] = static_cast<unsigned char>(splitmix64(i) >> 7);
+    const std::vector<unsigned char> host_records = record_pattern(n * record_bytes, 7);
     ASSERT_NO_FATAL_FAILURE(upload_vec(records, host_records, plan.max_records * record_bytes));
     ASSERT_NO_FATAL_FAILURE(alloc_poisoned<unsigned char>(out_records, plan.max_records * record_bytes));
     TS_CUDA_ASSERT(cudaDeviceSynchronize());
-    GatherArgs g;
-    g.records = records.get();
-    g.out_records = out_records.get();
-    g.record_bytes = record_bytes;
-    g.permutation = permutation.as<std::uint32_t>();
-    g.d_num_records = args.d_num_records;
+    GatherArgs g = gather_args(records, out_records, record_bytes, permutation, args.d_num_records);
     g.num_records = n;
     TS_STATUS_ASSERT_OK(tilesort::gather(ws.get(), bytes, plan, g, stream));
     TS_STATUS_ASSERT_OK(tilesort::read_bin_status(ws.get(), stream));
@@ -777,17 +789,11 @@ void check_bad_permutation(Rng& rng, std::size_t n, cudaStream_t stream) {
   // 64 bytes move as 16-byte words, 36 bytes as 4-byte words.
   for (std::size_t record_bytes : {std::size_t(64), std::size_t(36)}) {
     SCOPED_TRACE("record bytes " + std::to_string(record_bytes) + ", bad entry at " + std::to_string(bad));
-    std::vector<unsigned char> host_records(n * record_bytes);
-    for (std::size_t i = 0; i < host_records.size(); ++i) host_records[i] = static_cast<unsigned char>(splitmix64(i) >> 9);
+    const std::vector<unsigned char> host_records = record_pattern(n * record_bytes, 9);
     ASSERT_NO_FATAL_FAILURE(upload_vec(records, host_records));
     ASSERT_NO_FATAL_FAILURE(alloc_poisoned<unsigned char>(out_records, n * record_bytes));
     TS_CUDA_ASSERT(cudaDeviceSynchronize());
-    GatherArgs g;
-    g.records = records.get();
-    g.out_records = out_records.get();
-    g.record_bytes = record_bytes;
-    g.permutation = d_perm.as<std::uint32_t>();
-    g.d_num_records = count.as<std::uint32_t>();
+    const GatherArgs g = gather_args(records, out_records, record_bytes, d_perm, count.as<std::uint32_t>());
     TS_STATUS_ASSERT_OK(tilesort::gather(ws.get(), bytes, plan, g, stream));
     const tilesort::Status status = tilesort::read_bin_status(ws.get(), stream);
     EXPECT_EQ(status.code(), StatusCode::permutation_out_of_range) << status.what();
