@@ -284,7 +284,10 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
                                                 : words;
     // Only block classes sort windows.
     table.window_cost[c] = c < kClassBlock0 ? words : words * Policy::kWindowCostPercent[c - kClassBlock0] / 100u;
-    table.group_cost[c] = Policy::kGroupCost[c];
+    // MSD children of a call of at most 16 bits are sorted with narrow words
+    // too, grouped or not.
+    table.group_cost[c] = (narrow >> c) & 1u ? Policy::kGroupCost[c] * Policy::kNarrowCostPercent[c - kClassBlock0] / 100u
+                                             : Policy::kGroupCost[c];
     if ((table.window_classes >> c) & 1u)
       table.min_window_cost = std::min<std::uint64_t>(table.min_window_cost, table.window_cost[c]);
   }
