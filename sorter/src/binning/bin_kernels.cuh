@@ -43,8 +43,12 @@ struct BinCount {
 // tile_id_out_of_range: index = record, value = its tile id;
 // permutation_out_of_range: index = position, value = the entry.
 
-__device__ __forceinline__ bool bin_aborted(const DeviceStatus* status) {
-  return *reinterpret_cast<volatile const std::int32_t*>(&status->code) != 0;
+/// Whether an earlier kernel reported an error. `own`: an error the calling
+/// kernel reports itself and goes on after (so that what it writes does not
+/// depend on which blocks started before the report).
+__device__ __forceinline__ bool bin_aborted(const DeviceStatus* status, StatusCode own = StatusCode::ok) {
+  const std::int32_t code = *reinterpret_cast<volatile const std::int32_t*>(&status->code);
+  return code != 0 && code != std::int32_t(own);
 }
 
 /// Decoupled look-back words of the scatter, one per (chunk, digit):
@@ -480,12 +484,9 @@ template <class Policy, class Word>
 __global__ void __launch_bounds__(Policy::kGatherThreads) bin_gather_kernel(GatherParams<Word> p) {
   constexpr int kWords = Policy::kGatherWordsPerThread;
   enter_dependent_kernel();  // the previous kernel's results are visible from here on
-  // An error of the bin_index call that made the permutation stops it. A bad
-  // entry (this gather's own error, reported by whichever block meets it
-  // first) only skips that entry: were it to stop the blocks that start
-  // later, which slots get written would depend on the block schedule.
-  const std::int32_t earlier = *reinterpret_cast<volatile const std::int32_t*>(&p.status->code);
-  if (earlier != 0 && earlier != std::int32_t(StatusCode::permutation_out_of_range)) return;
+  // An error of the bin_index call that made the permutation stops it; a
+  // bad entry (this gather's own report) only skips that entry.
+  if (bin_aborted(p.status, StatusCode::permutation_out_of_range)) return;
   const std::uint32_t n = p.count.records();
   // The host guarantees max_records * words_per_record < 2^32; the steps
   // below are 64-bit so that the last one cannot wrap.

@@ -279,15 +279,15 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
                                 : sorted_by_block_sort
                                     ? Policy::kKeysOnlyClassCost[c] * Policy::kKeysOnlyPositionsPercent / 100u
                                     : Policy::kKeysOnlyClassCost[c];
-    table.alone_cost[c] = (key_words >> c) & 1u ? Policy::kKeysOnlyClassCost[c]
-                          : (narrow >> c) & 1u  ? words * Policy::kNarrowCostPercent[c - kClassBlock0] / 100u
-                                                : words;
+    // Where the class sorts this call's bits with narrow words, alone or as
+    // MSD children (grouped or not).
+    const auto narrowed = [&](std::uint32_t cost) {
+      return (narrow >> c) & 1u ? cost * Policy::kNarrowCostPercent[c - kClassBlock0] / 100u : cost;
+    };
+    table.alone_cost[c] = (key_words >> c) & 1u ? Policy::kKeysOnlyClassCost[c] : narrowed(words);
     // Only block classes sort windows.
     table.window_cost[c] = c < kClassBlock0 ? words : words * Policy::kWindowCostPercent[c - kClassBlock0] / 100u;
-    // MSD children of a call of at most 16 bits are sorted with narrow words
-    // too, grouped or not.
-    table.group_cost[c] = (narrow >> c) & 1u ? Policy::kGroupCost[c] * Policy::kNarrowCostPercent[c - kClassBlock0] / 100u
-                                             : Policy::kGroupCost[c];
+    table.group_cost[c] = narrowed(Policy::kGroupCost[c]);
     if ((table.window_classes >> c) & 1u)
       table.min_window_cost = std::min<std::uint64_t>(table.min_window_cost, table.window_cost[c]);
   }
