@@ -22,6 +22,7 @@
 #include "gpu_test_util.hpp"
 #include "reference.hpp"
 #include "tilesort/block/block_radix_sort.cuh"
+#include "tilesort/warp/warp_match.cuh"
 
 namespace {
 
@@ -227,9 +228,11 @@ void check_radix(const std::vector<int>& valid, Order order, Dist dist, int begi
 }
 
 /// Valid counts per tile: the edges (0, 1, tile - 1, tile), a few around a
-/// warp, and random ones.
-std::vector<int> valid_counts(int tile, Rng& rng, int samples = 6) {
-  std::vector<int> v = {tile, 0, 1, tile - 1, 31, 33, tile / 2 + 1, tile};
+/// warp, around a warp's slice of the tile (32 * ITEMS: warps whose slice
+/// holds only padding skip their passes), and random ones.
+std::vector<int> valid_counts(int tile, int warp_slice, Rng& rng, int samples = 6) {
+  std::vector<int> v = {tile,      0,           1,          tile - 1,       31,
+                        33,        tile / 2 + 1, warp_slice, warp_slice + 1, 3 * warp_slice - 1};
   for (int s = 0; s < samples; ++s) v.push_back(int(rng() % std::uint64_t(tile + 1)));
   for (int& n : v) n = std::min(n, tile);
   return v;
@@ -242,7 +245,7 @@ void check_type_full_range(Rng& rng) {
   for (Order order : {Order::ascending, Order::descending})
     for (Dist dist : kTypeDists)
       ASSERT_NO_FATAL_FAILURE(
-          (check_radix<K, V, T, I>(valid_counts(T * I, rng), order, dist, 0, int(sizeof(K) * 8), rng)));
+          (check_radix<K, V, T, I>(valid_counts(T * I, 32 * I, rng), order, dist, 0, int(sizeof(K) * 8), rng)));
 }
 
 template <class K, int T, int I>
@@ -267,7 +270,7 @@ void check_bit_ranges(const std::vector<Dist>& dists, Rng& rng) {
   for (const auto& range : bit_ranges<K>())
     for (Order order : {Order::ascending, Order::descending})
       for (Dist dist : dists)
-        ASSERT_NO_FATAL_FAILURE((check_radix<K, V, T, I, IN, OUT, M>(valid_counts(T * I, rng, 2), order, dist,
+        ASSERT_NO_FATAL_FAILURE((check_radix<K, V, T, I, IN, OUT, M>(valid_counts(T * I, 32 * I, rng, 2), order, dist,
                                                                      range.first, range.second, rng)));
 }
 
@@ -511,19 +514,19 @@ TEST(BlockRadixSort8, Shapes) {
     for (int end_bit : {32, 16}) {
       SCOPED_TRACE(::testing::Message() << "bits [0, " << end_bit << ")");
       for (Dist dist : {Dist::uniform, Dist::few_unique}) {
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 256, 16, kB, kS>(valid_counts(4096, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 8, kW, kS, kAny>(valid_counts(4096, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 16, kW, kS>(valid_counts(8192, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 16, kB, kB, kAny>(valid_counts(8192, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 8, kB, kW>(valid_counts(8192, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 16, kW, kS>(valid_counts(16384, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 16, kB, kS, kAny>(valid_counts(16384, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 32, kW, kS>(valid_counts(16384, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 23, kB, kS>(valid_counts(23552, rng, 2), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 32, 1, kB, kB>(valid_counts(32, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 64, 3, kB, kS>(valid_counts(192, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, KeysOnly, 128, 5, kW, kB, kAny>(valid_counts(640, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 16, kW, kS, RadixMatch::ballot, Api::encoded>(valid_counts(16384, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 256, 16, kB, kS>(valid_counts(4096, 512, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 8, kW, kS, kAny>(valid_counts(4096, 256, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 16, kW, kS>(valid_counts(8192, 512, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 16, kB, kB, kAny>(valid_counts(8192, 512, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 8, kB, kW>(valid_counts(8192, 256, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 16, kW, kS>(valid_counts(16384, 512, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 16, kB, kS, kAny>(valid_counts(16384, 512, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 32, kW, kS>(valid_counts(16384, 1024, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 23, kB, kS>(valid_counts(23552, 736, rng, 2), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 32, 1, kB, kB>(valid_counts(32, 32, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 64, 3, kB, kS>(valid_counts(192, 96, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, KeysOnly, 128, 5, kW, kB, kAny>(valid_counts(640, 160, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 16, kW, kS, RadixMatch::ballot, Api::encoded>(valid_counts(16384, 512, rng), order, dist, 0, end_bit, rng)));
       }
     }
   }
@@ -539,10 +542,10 @@ TEST(BlockRadixSort8, Distributions) {
   constexpr auto kS = Arrangement::striped;
   for (Dist dist : tstest::all_dists()) {
     for (Order order : {Order::ascending, Order::descending}) {
-      ASSERT_NO_FATAL_FAILURE((check_radix<std::uint32_t, std::uint32_t, 1024, 16, kB, kS>(valid_counts(16384, rng, 2), order, dist, 0, 32, rng)));
-      ASSERT_NO_FATAL_FAILURE((check_radix<std::uint32_t, std::uint32_t, 1024, 16, kB, kS>(valid_counts(16384, rng, 2), order, dist, 0, 16, rng)));
-      ASSERT_NO_FATAL_FAILURE((check_radix<float, std::uint32_t, 512, 16, kB, kB>(valid_counts(8192, rng, 2), order, dist, 0, 32, rng)));
-      ASSERT_NO_FATAL_FAILURE((check_radix<double, std::uint64_t, 256, 16, kB, kS>(valid_counts(4096, rng, 2), order, dist, 0, 64, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_radix<std::uint32_t, std::uint32_t, 1024, 16, kB, kS>(valid_counts(16384, 512, rng, 2), order, dist, 0, 32, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_radix<std::uint32_t, std::uint32_t, 1024, 16, kB, kS>(valid_counts(16384, 512, rng, 2), order, dist, 0, 16, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_radix<float, std::uint32_t, 512, 16, kB, kB>(valid_counts(8192, 512, rng, 2), order, dist, 0, 32, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_radix<double, std::uint64_t, 256, 16, kB, kS>(valid_counts(4096, 512, rng, 2), order, dist, 0, 64, rng)));
     }
   }
 }
@@ -561,4 +564,64 @@ TEST(BlockRadixSanitizer, PartialTiles) {
   check_radix<std::uint32_t, KeysOnly, 512, 8, kW, kW, RadixMatch::match_any>({4096, 77}, Order::ascending, Dist::uniform, 4, 17, rng);
   check_radix<double, std::uint64_t, 128, 8, kB, kB>({1024, 5}, Order::descending, Dist::specials, 0, 64, rng);
   check_radix<std::int32_t, std::uint32_t, 128, 4, kB, kS>({512, 100}, Order::ascending, Dist::uniform, 9, 9, rng);
+  // Warps whose slice (32 x 16 items) holds only padding skip their passes.
+  check_radix<std::uint32_t, std::uint32_t, 256, 16, kW, kS>({512, 513, 1535}, Order::ascending, Dist::uniform, 0, 32, rng);
+}
+
+// ---------------------------------------------------------------------------
+// warp::lanes_with_equal_bits (tilesort/warp/warp_match.cuh), both methods,
+// against the lanes a CPU finds equal in bits [0, BITS)
+// ---------------------------------------------------------------------------
+
+template <int BITS>
+__global__ void lanes_with_equal_bits_kernel(const std::uint32_t* values, std::uint32_t* by_ballot,
+                                             std::uint32_t* by_match) {
+  const std::uint32_t v = values[blockIdx.x * 32 + threadIdx.x];
+  by_ballot[blockIdx.x * 32 + threadIdx.x] =
+      tilesort::warp::lanes_with_equal_bits<BITS, tilesort::warp::Match::ballot>(v);
+  by_match[blockIdx.x * 32 + threadIdx.x] =
+      tilesort::warp::lanes_with_equal_bits<BITS, tilesort::warp::Match::match_any>(v);
+}
+
+template <int BITS>
+void check_lanes_with_equal_bits(Rng& rng) {
+  SCOPED_TRACE(::testing::Message() << "BITS " << BITS);
+  const std::uint32_t low = BITS == 32 ? ~0u : (1u << BITS) - 1u;
+  // Warps of: random words (high bits must be ignored), values below 2^BITS,
+  // few distinct values, all equal, all distinct in the low bits.
+  std::vector<std::uint32_t> values;
+  for (int w = 0; w < 5; ++w)
+    for (int lane = 0; lane < 32; ++lane) {
+      const std::uint32_t r = std::uint32_t(rng());
+      values.push_back(w == 0 ? r : w == 1 ? r & low : w == 2 ? (r % 3) | (r & ~low) : w == 3 ? 7u : std::uint32_t(lane));
+    }
+  DeviceBuffer d_values, d_ballot, d_match;
+  ASSERT_NO_FATAL_FAILURE(upload(d_values, values));
+  ASSERT_EQ(d_ballot.alloc(values.size() * 4), cudaSuccess);
+  ASSERT_EQ(d_match.alloc(values.size() * 4), cudaSuccess);
+  lanes_with_equal_bits_kernel<BITS><<<unsigned(values.size() / 32), 32>>>(
+      d_values.as<std::uint32_t>(), d_ballot.as<std::uint32_t>(), d_match.as<std::uint32_t>());
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  std::vector<std::uint32_t> by_ballot(values.size()), by_match(values.size());
+  ASSERT_NO_FATAL_FAILURE(download(by_ballot, d_ballot));
+  ASSERT_NO_FATAL_FAILURE(download(by_match, d_match));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::size_t warp = i / 32 * 32;
+    std::uint32_t want = 0;
+    for (int lane = 0; lane < 32; ++lane)
+      if (((values[warp + lane] ^ values[i]) & low) == 0) want |= 1u << lane;
+    ASSERT_EQ(by_ballot[i], want) << "ballot, warp " << i / 32 << " lane " << i % 32 << "; " << tstest::seed_message();
+    ASSERT_EQ(by_match[i], want) << "match_any, warp " << i / 32 << " lane " << i % 32 << "; "
+                                 << tstest::seed_message();
+  }
+}
+
+TEST(WarpMatch, LanesWithEqualBits) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  ASSERT_NO_FATAL_FAILURE(check_lanes_with_equal_bits<1>(rng));
+  ASSERT_NO_FATAL_FAILURE(check_lanes_with_equal_bits<5>(rng));
+  ASSERT_NO_FATAL_FAILURE(check_lanes_with_equal_bits<8>(rng));
+  ASSERT_NO_FATAL_FAILURE(check_lanes_with_equal_bits<13>(rng));
+  ASSERT_NO_FATAL_FAILURE(check_lanes_with_equal_bits<32>(rng));
 }

@@ -8,7 +8,7 @@
 // tile id and counts records per tile, so every error is known before the
 // first write to user memory; a chained scan over ranges of tiles turns the
 // counts into the CSR offsets and every pass's digit starts. Each pass is then one scatter kernel, onesweep-style: rank
-// the chunk's records by digit (warp match.any), find the chunk's place among
+// the chunk's records by digit (one warp ballot per digit bit), find the chunk's place among
 // the chunks before it by decoupled look-back, stage the chunk sorted by
 // digit in shared memory, and write each digit's run.
 #pragma once
@@ -417,8 +417,8 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
     }
     __syncwarp();
 
-    // Stable rank within the warp by digit (match.any, kernels/common.cuh).
-    rank_in_warp<kItems>([&](int j) { return (tile[j] >> p.shift) & digits_mask; }, my_hist, pos);
+    // Stable rank within the warp by digit (kernels/common.cuh).
+    rank_in_warp<kItems, Policy::kRadixBits, Policy::kScatterRankMatch>([&](int j) { return (tile[j] >> p.shift) & digits_mask; }, my_hist, pos);
     __syncthreads();
 
     // Thread d: publish the digit's count in this chunk, find the counts of

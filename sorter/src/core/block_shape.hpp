@@ -47,10 +47,14 @@ struct GroupShape {
 /// independent of the bits),
 /// cub::BlockRadixSort with RADIX_BITS-bit digits (cost grows with the
 /// compared bits), or cub::BlockMergeSort (independent of the bits).
+/// `radix8` is the public device API's block::BlockRadixSort8 (8-bit LSD
+/// passes over the compared bits; keys and 32-bit values move through
+/// shared memory, wider values travel as positions and are gathered; a
+/// partial tile costs its warps that hold keys). 32-bit keys only.
 /// `none` (only as a fallback) leaves the shape to 32-bit keys with values:
 /// for the other types the class is empty and its ranges go to the next
 /// larger path.
-enum class BlockAlgorithm { bitonic, radix, merge, none };
+enum class BlockAlgorithm { bitonic, radix, radix8, merge, none };
 
 /// Options of a one-block shape's BlockSort and cub paths. A shape names
 /// only what it changes, by deriving from these defaults (as CUB's tuning
@@ -77,6 +81,9 @@ enum class BlockAlgorithm { bitonic, radix, merge, none };
 ///   turn it off; its class then takes no windows.
 /// - kKeysOnlyTakesAlgorithm: 32-bit keys without values use ALGORITHM too,
 ///   not FALLBACK.
+/// - kKeysOnlyAlgorithm: unless `none`, what 32-bit keys without values use
+///   instead (a third choice, where neither ALGORITHM nor FALLBACK is their
+///   fastest), with kKeysOnlyMinBlocks blocks per SM (-1: kMinBlocks).
 /// - kKeyWords: such keys, when every bit is compared, are sorted as
 ///   themselves (block::BlockSort::SortEncodedKeys, no positions). A third
 ///   network beside the others costs registers, so a shape it makes spill
@@ -89,6 +96,8 @@ struct BlockSortOptions {
   static constexpr int kMinBlocks = 0;
   static constexpr bool kWindows = true;
   static constexpr bool kKeysOnlyTakesAlgorithm = false;
+  static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::none;
+  static constexpr int kKeysOnlyMinBlocks = -1;
   static constexpr bool kKeyWords = true;
 };
 
@@ -108,12 +117,17 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr int kMinBlocks = OPTIONS_::kMinBlocks;
   static constexpr bool kWindows = OPTIONS_::kWindows;
   static constexpr bool kKeysOnlyTakesAlgorithm = OPTIONS_::kKeysOnlyTakesAlgorithm;
+  static constexpr BlockAlgorithm kKeysOnlyAlgorithm = OPTIONS_::kKeysOnlyAlgorithm;
+  static constexpr int kKeysOnlyMinBlocks = OPTIONS_::kKeysOnlyMinBlocks < 0 ? OPTIONS_::kMinBlocks
+                                                                              : OPTIONS_::kKeysOnlyMinBlocks;
   static constexpr bool kKeyWords = OPTIONS_::kKeyWords;
 };
 
 /// The algorithm a block shape uses for keys of KEY_BYTES, with or without values.
 template <class Shape>
 constexpr BlockAlgorithm block_algorithm_for(int key_bytes, bool has_values) {
+  if (key_bytes == 4 && !has_values && Shape::kKeysOnlyAlgorithm != BlockAlgorithm::none)
+    return Shape::kKeysOnlyAlgorithm;
   return key_bytes == 4 && (has_values || Shape::kKeysOnlyTakesAlgorithm) ? Shape::kAlgorithm
                                                                            : Shape::kFallbackAlgorithm;
 }

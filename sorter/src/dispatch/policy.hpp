@@ -12,6 +12,7 @@
 
 #include "core/block_shape.hpp"
 #include "core/work.hpp"
+#include "tilesort/warp/warp_match.cuh"
 
 namespace tilesort {
 namespace detail {
@@ -164,17 +165,10 @@ struct Sm90Policy {
     static constexpr int kMinBlocks = 4;
     static constexpr bool kKeysOnlyTakesAlgorithm = true;  // see Min7
   };
-  struct Radix5Min3 : Radix5 {
-    static constexpr bool kKeysOnlyTakesAlgorithm = true;  // see Min7
-    static constexpr int kMinBlocks = 3;
-    // Windows raised its spills from 68 to 76 bytes and cost every 2049..4096
-    // segment about 6% (fixed-4096 0.353 -> 0.375 ms, H200).
-    static constexpr bool kWindows = false;
-  };
   // The window path took the 128x8 kernel from 72 to 122 registers; capped
   // at 7 blocks per SM it keeps its occupancy. In the 1024-thread shape it
   // raised the spills from 56 to 144 bytes, so that class takes no windows
-  // (nor does the 256x16 one, below).
+  // (nor do the radix8 classes above 2048 keys, which sort no windows).
   // Keys alone take BlockSort from here to 8192 keys (as in 8193..16384)
   // rather than cub's radix sort, which costs a full tile whatever the
   // segment's length and sorts no windows: keys-only segments of 320 took
@@ -193,40 +187,6 @@ struct Sm90Policy {
     static constexpr int kMinBlocks = 7;
     static constexpr bool kKeysOnlyTakesAlgorithm = true;
   };
-  // 8193..16384 keys only: without this shape they took the MSD path
-  // (fixed-16384 u32 keys 0.646 ms, 0.84x cub-segmented-radix-sort, H200).
-  // Sorts of at most 16 compared bits take BlockRadixSort8 on (16-bit key,
-  // 16-bit position) words in the 8193..16384 class: two 8-bit passes over
-  // one plane (H200, fixed-12000 u32 pairs, bits [0, 16): 0.801 ms through
-  // the MSD path, 0.427 ms so). In the 512 x 16 class it lost to cub's
-  // radix sort (fixed-6000, 16 bits: 0.354 -> 0.388 ms), and at 4096
-  // BlockSort's narrow network beat it in the block suite (2.37 against
-  // 2.52 x copy).
-  struct StagedWideWords : WideWords {
-    static constexpr bool kNarrowRadix = true;
-    static constexpr bool kStageValues = true;
-    static constexpr bool kWindows = false;
-    static constexpr bool kKeysOnlyTakesAlgorithm = true;
-    // Keys alone as KeyWords raise the keys-only kernel's spills from 96
-    // to 276 bytes, and still took fixed-16384 u32 keys from 0.452 to 0.336
-    // ms (same-run A/B, H200).
-  };
-  // 4097..8192 with values: BlockSort, now that a partial tile skips the
-  // warps and merges that would move only padding (these segments fill two
-  // thirds of the tile on average; cub's radix sort won while they did not:
-  // tiles16-4M 9.37 -> 9.72 x copy). Same-run A/B on the H200, u32 pairs:
-  // fixed-5120 0.566 -> 0.481 ms, fixed-6144 0.498 -> 0.425, tiles16-4M
-  // 0.579 -> 0.535; full tiles lose (fixed-8192 0.417 -> 0.445). Values are
-  // staged in shared memory (2 blocks of 512 threads per SM at 64 registers,
-  // 108 bytes of spills); no windows, as under the radix sort (the window
-  // path raised other shapes' registers and spills). Keys alone and 64-bit
-  // keys keep the radix sort (Radix5's digits).
-  struct StagedMin2 : Radix5 {
-    static constexpr bool kKeysOnlyTakesAlgorithm = true;  // see Min7
-    static constexpr bool kStageValues = true;
-    static constexpr bool kWindows = false;
-    static constexpr int kMinBlocks = 2;
-  };
   // 257..512: 64 threads x 8 keys, so a 512-key tile moves through shared
   // memory in as many network stages per key as the 256-key one (21: each
   // thread's 8 keys keep three stages of every merge in registers), instead
@@ -242,14 +202,62 @@ struct Sm90Policy {
   struct Min14 : Min7 {
     static constexpr int kMinBlocks = 2 * Min7::kMinBlocks;
   };
+  // 2049..16384, 32-bit keys with values: block::BlockRadixSort8 (radix8),
+  // once its ranking found lanes with equal digits in 4 instructions per
+  // digit bit instead of 7 (warp::lanes_with_equal_bits): the ALU pipe had
+  // bound its passes (ncu, 16384 u32 pairs: 55% of issue stalls on the math
+  // pipe or not selected, 30% of instructions LOP3). Block suite, u32 pairs,
+  // x copy: 4096 keys 3.45 (BlockSort 3.75), 8192 4.14 (cub radix5 4.54),
+  // 16384 4.47 at 512 x 32 (BlockSort 5.86, cub radix5 5.10); 4.46 / 5.22 /
+  // 5.88 before the ranking fix. A partial tile costs the warps whose slice
+  // holds keys. Same-run A/B in the library against BlockSort, u32 pairs:
+  // fixed-3000 0.435 -> 0.314 ms, fixed-4096 0.367 -> 0.279, fixed-6000
+  // 0.446 -> 0.355, fixed-8192 0.442 -> 0.348, fixed-12000 0.533 -> 0.398,
+  // fixed-16384 0.513 -> 0.368, uniform:2049:16384 0.518 -> 0.398,
+  // tiles16-4M 0.525 -> 0.437, fixed-2^20 0.689 -> 0.581, powerlaw 0.633 ->
+  // 0.603; bin_and_sort (32-bit depths) 7-12% faster. 512 x 32 at 128
+  // registers (80 bytes of spills; 1024 x 16 spilled 100 at 64): the
+  // tile's 169 KB allow one block per SM either way.
+  // (Before, 4097..16384 sorted BlockSort's (key, position) words with the
+  // values staged in shared memory; without a one-block class, 8193..16384
+  // keys took the MSD path: fixed-16384 u32 keys 0.646 ms.)
+  // Keys alone keep BlockSort on the keys themselves up to 8192 (radix8:
+  // fixed-3000 0.295 -> 0.306 ms, fixed-4096 0.250 -> 0.266, fixed-6000
+  // 0.308 -> 0.331, fixed-8192 0.273 -> 0.294) and take radix8 above
+  // (fixed-12000 0.366 -> 0.311, fixed-16384 0.335 -> 0.293).
+  // Calls of at most 16 bits take the narrow radix kernel in all three
+  // classes (it was the 8193..16384 class's alone): same-run A/B, u32
+  // pairs, bits [0, 16), against BlockSort's narrow network: fixed-3000
+  // 0.326 -> 0.244 ms, fixed-4096 0.281 -> 0.206, fixed-6000 0.342 ->
+  // 0.272, fixed-8192 0.329 -> 0.230, tiles16-4M 0.421 -> 0.359 (with the
+  // ranking fix in 8193..16384 too); bin_and_sort with 16-bit depths 7-13%
+  // faster.
+  struct Radix8Base : BlockSortOptions {
+    static constexpr int kRadixBits = 5;  // the cub fallback's (64-bit keys)
+    static constexpr bool kNarrowRadix = true;
+    static constexpr bool kStageValues = true;  // the narrow radix kernel's values
+    static constexpr bool kWindows = false;
+  };
+  struct Radix8Min4 : Radix8Base {
+    static constexpr int kMinBlocks = 4;
+    static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;
+    static constexpr int kKeysOnlyMinBlocks = 3;  // as before radix8: keys-only BlockSort at 80 registers
+  };
+  struct Radix8Min2 : Radix8Base {
+    static constexpr int kMinBlocks = 2;
+    static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;
+  };
+  struct Radix8KeysAlone : Radix8Base {
+    static constexpr bool kKeysOnlyTakesAlgorithm = true;
+  };
   using BlockShapes =
       std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, WideWordsKeysAlone>,  // 129..256
                  BlockSortShape<64, 8, BlockAlgorithm::bitonic, BlockAlgorithm::none, Min14>,             // 257..512
                  BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Min7>,            // 513..1024
                  BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min4>,      // 1025..2048
-                 BlockSortShape<256, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min3>,     // 2049..4096
-                 BlockSortShape<512, 16, BlockAlgorithm::bitonic, BlockAlgorithm::radix, StagedMin2>,     // 4097..8192
-                 BlockSortShape<1024, 16, BlockAlgorithm::bitonic, BlockAlgorithm::none, StagedWideWords>>;  // 8193..16384
+                 BlockSortShape<256, 16, BlockAlgorithm::radix8, BlockAlgorithm::radix, Radix8Min4>,      // 2049..4096
+                 BlockSortShape<512, 16, BlockAlgorithm::radix8, BlockAlgorithm::radix, Radix8Min2>,      // 4097..8192
+                 BlockSortShape<512, 32, BlockAlgorithm::radix8, BlockAlgorithm::none, Radix8KeysAlone>>;  // 8193..16384
   // Windows (kernels/classify.cuh): consecutive segments that would leave
   // much of their class's tile empty share a larger tile instead. The choice
   // weighs each class's cost per item at a full tile, in hundredths of a
@@ -351,6 +359,13 @@ struct Sm90Policy {
   // (80 registers) 8-13% slower.
   using MsdScatter = BlockShape<512, 8>;
   static constexpr int kMsdScatterMinBlocks = 2;
+  // How the MSD scatter's warps find lanes with equal digits
+  // (warp::lanes_with_equal_bits): match.any. Eight ballots of four
+  // instructions each lost (same-run A/B, H200, u32 pairs: one 2^26
+  // segment 2.883 -> 3.393 ms, fixed-65536 0.564 -> 0.595, fixed-2^20
+  // 0.689 -> 0.724): this kernel's pipes are busy with its counter atomics
+  // and index-driven staging as well.
+  static constexpr warp::Match kMsdRankMatch = warp::Match::match_any;
   // Keys alone keep the chunk sort in registers (msd_scatter_keys_kernel,
   // the Msd shape): with nothing to gather the staged scatter was slower
   // (2^26 keys 2.19 -> 2.59 ms, fixed-65536 0.482 -> 0.559).
@@ -406,6 +421,13 @@ struct BinPolicy {
   // spills; shared memory allows 4 with b32 values, 3 with b64). On the H200,
   // 4 blocks made the scatters ~15% faster than 3 (tiles16-4M).
   static constexpr int kScatterMinBlocks = 4;
+  // How the scatter's warps find lanes with equal digits
+  // (warp::lanes_with_equal_bits): one ballot per digit bit, four
+  // instructions each. Same-run A/B against match.any on the H200: bin
+  // 2-6% faster (tiles16-4M 0.407 -> 0.392 ms, tiles32-4M 0.221 -> 0.209,
+  // 4k-tiles8 2.141 -> 2.103). (With the seven instructions per bit nvcc
+  // made of the plain C++ form, match.any had been 1-5% faster.)
+  static constexpr warp::Match kScatterRankMatch = warp::Match::ballot;
   // Upsweep: persistent, grid-stride over chunks.
   static constexpr int kUpsweepThreads = 512;
   // Chunks whose tile ids a thread loads before counting any (4 x 7 loads

@@ -247,12 +247,18 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
     return key_bytes == 4 && block_algorithm_for<typename decltype(shape)::type>(key_bytes, has_values) ==
                                  BlockAlgorithm::bitonic;
   });
-  // Sorting at most 16 bits with narrow words (BlockSort's narrow network,
-  // or the narrow radix kernel that dispatch launches for such calls).
-  const std::uint32_t narrow = end_bit - begin_bit > NarrowSortWord::kKeyBits ? 0u : block_sort & block_class_mask<Policy>([](auto shape, int) {
-    using Shape = typename decltype(shape)::type;
-    return Shape::kTileItems <= NarrowSortWord::kMaxItems && (Shape::kNarrowWords || Shape::kNarrowRadix);
-  });
+  // Sorting at most 16 bits with narrow words: BlockSort's narrow network,
+  // or the narrow radix kernel that dispatch launches for such calls
+  // whatever the class's algorithm.
+  const std::uint32_t narrow =
+      end_bit - begin_bit > NarrowSortWord::kKeyBits || key_bytes != 4
+          ? 0u
+          : block_class_mask<Policy>([&](auto shape, int b) {
+              using Shape = typename decltype(shape)::type;
+              const bool bitonic = (block_sort >> (kClassBlock0 + b)) & 1u;
+              return Shape::kTileItems <= NarrowSortWord::kMaxItems &&
+                     (Shape::kNarrowRadix || (bitonic && Shape::kNarrowWords));
+            });
   // Sorting keys alone, every bit compared, as the keys themselves.
   const std::uint32_t key_words = !keys_alone || begin_bit != 0 || end_bit != 32
                                       ? 0u

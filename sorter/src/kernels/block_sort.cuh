@@ -9,11 +9,15 @@
 //    fastest for tiles up to 1024 pairs of 32-bit keys.
 //  * radix: stable LSD radix sort over the compared bit range
 //    (cub::BlockRadixSort), so fewer bits means fewer passes.
+//  * radix8: the public device API's block::BlockRadixSort8, stable LSD
+//    radix with 8-bit digits over the compared bit range; 32-bit keys.
 //  * merge: cub::BlockMergeSort, cost independent of the bits.
 //
-// Values never travel through the sort: each key carries its position in the
-// segment (16-bit for the cub sorts, which keeps their exchanges at 2 bytes
-// per key) and values are gathered once at the end.
+// Except in radix8, values never travel through the sort: each key carries
+// its position in the segment (16-bit for the cub sorts, which keeps their
+// exchanges at 2 bytes per key) and values are gathered once at the end.
+// radix8 moves 4-byte values with the keys (a pass scatters both in shared
+// memory, so a gather would save nothing) and positions for 8-byte ones.
 #pragma once
 
 #include <cub/block/block_load.cuh>
@@ -52,6 +56,18 @@ struct BlockSorter {
   static_assert(kAlgorithm != BlockAlgorithm::none, "this shape has no algorithm for these types");
   static constexpr bool kBitonic = kAlgorithm == BlockAlgorithm::bitonic;
   static constexpr bool kRadix = kAlgorithm == BlockAlgorithm::radix;
+  static constexpr bool kRadix8 = kAlgorithm == BlockAlgorithm::radix8;
+  // Sorts of at most 16 compared bits: (16-bit key, 16-bit position) words
+  // through BlockRadixSort8 (block_sort_task_narrow_radix).
+  static constexpr bool kNarrowRadix =
+      Shape::kNarrowRadix && sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems;
+  static_assert(!kRadix8 || sizeof(Bits) == 4, "radix8 sorts 32-bit keys");
+  // What travels beside a key in radix8: the value (4 bytes), its position
+  // (8-byte values, gathered at the end), or nothing.
+  using Radix8Payload =
+      std::conditional_t<!kHasValues<Value>, KeysOnly, std::conditional_t<sizeof(Value) == 4, Value, std::uint32_t>>;
+  static constexpr bool kRadix8GathersValues = kHasValues<Value> && sizeof(Value) != 4;
+  using Radix8 = block::BlockRadixSort8<std::uint32_t, Radix8Payload, Shape::kThreads, Shape::kItemsMax>;
   using Position = std::conditional_t<kBitonic, std::uint32_t,
                                       std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>>;
   using Load = cub::BlockLoad<Bits, Shape::kThreads, Shape::kItemsMax, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
@@ -59,26 +75,28 @@ struct BlockSorter {
   // takes encoded bits.
   using Sort = std::conditional_t<
       kBitonic, block::BlockSort<Bits, KeysOnly, Shape::kThreads, Shape::kItemsMax>,
-      std::conditional_t<kRadix,
-                         cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax, Position, Shape::kRadixBits>,
-                         cub::BlockMergeSort<Bits, Shape::kThreads, Shape::kItemsMax, Position>>>;
-  static constexpr bool kStageValues = kBitonic && kHasValues<Value> && Shape::kStageValues;
-  // Sorts of at most 16 compared bits: (16-bit key, 16-bit position) words
-  // through BlockRadixSort8 (block_sort_task_narrow_radix).
-  static constexpr bool kNarrowRadix =
-      Shape::kNarrowRadix && sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems;
+      std::conditional_t<
+          kRadix, cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax, Position, Shape::kRadixBits>,
+          std::conditional_t<kRadix8, Radix8, cub::BlockMergeSort<Bits, Shape::kThreads, Shape::kItemsMax, Position>>>>;
+  // Staging serves BlockSort's value gather and the narrow radix kernel's.
+  static constexpr bool kStageValues = kHasValues<Value> && Shape::kStageValues && (kBitonic || kNarrowRadix);
   using NarrowRadix = block::BlockRadixSort8<std::uint32_t, KeysOnly, Shape::kThreads, Shape::kItemsMax>;
   static_assert(!kNarrowRadix || !(kBitonic && Shape::kWindows), "the narrow radix kernel sorts no windows");
-  // 32-bit keys alone through BlockSort need fewer registers than with
-  // 32-bit values, so the same cap holds for them (not for cub's sorts).
-  static constexpr int kMinBlocks =
-      sizeof(Bits) == 4 && (sizeof(Value) == 4 || (!kHasValues<Value> && kBitonic)) ? Shape::kMinBlocks : 0;
+  // 32-bit keys alone through BlockSort or radix8 need fewer registers than
+  // with 32-bit values, so a cap holds for them too (not for cub's sorts).
+  static constexpr int kMinBlocks = sizeof(Bits) != 4 ? 0
+                                    : sizeof(Value) == 4 ? Shape::kMinBlocks
+                                    : !kHasValues<Value> && (kBitonic || kRadix8) ? Shape::kKeysOnlyMinBlocks
+                                                                                   : 0;
   struct TempStorage {
     union {
       typename Load::TempStorage load;
       typename Sort::TempStorage sort;
       typename OptionalStorage<kNarrowRadix, NarrowRadix>::type narrow_radix;
       Value staged_values[kStageValues ? Shape::kTileItems : 1];
+      // radix8 with 8-byte values: each rank's value, gathered through its
+      // position once the sort is done (in registers they spilled).
+      Value radix8_values[kRadix8GathersValues ? Shape::kTileItems : 1];
     };
     // A window's segment offsets, relative to its start (a windowed segment
     // has at least 2 keys, so a window has at most half a tile of
@@ -346,6 +364,60 @@ __device__ __forceinline__ void block_sort_task_narrow_radix(
   }
 }
 
+/// block::BlockRadixSort8 path (32-bit keys): warp-striped loads straight
+/// from global memory (the sort's native input, no transpose), passes over
+/// the task's compared bits, striped result (coalesced stores). 4-byte
+/// values move with the keys; 8-byte ones are gathered through positions.
+template <class Shape, class Bits, class Value>
+__device__ __forceinline__ void block_sort_task_radix8(const SortData<Bits, Value>& data, const Task& task,
+                                                   typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
+  using Sorter = BlockSorter<Shape, Bits, Value>;
+  using Payload = typename Sorter::Radix8Payload;
+  constexpr int kItems = Shape::kItemsMax;
+  const int t = threadIdx.x;
+  const std::uint32_t warp_first = std::uint32_t(t / 32) * 32u * kItems + std::uint32_t(t % 32);
+  const Bits* src_keys = data.key_source(task) + task.begin;
+  const Value* src_values = data.value_source(task) + task.begin;
+
+  Bits key[kItems];
+  Payload payload[kItems];
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = warp_first + std::uint32_t(i) * 32u;
+    key[i] = p < task.length ? data.codec.encode(src_keys[p]) : kAllOnes<Bits>;
+    if constexpr (Sorter::kRadix8GathersValues) payload[i] = p;
+    else if constexpr (kHasValues<Value>) payload[i] = p < task.length ? src_values[p] : Value{};
+  }
+  const int high_bit = task_high_bit(task);
+  const int begin_bit = high_bit > data.begin_bit ? data.begin_bit : high_bit;  // none left: input order
+  typename Sorter::Sort sort(storage.sort);
+  if constexpr (kHasValues<Value>)
+    sort.template SortEncoded<block::Arrangement::warp_striped, block::Arrangement::striped>(
+        key, payload, int(task.length), begin_bit, high_bit);
+  else
+    sort.template SortEncoded<block::Arrangement::warp_striped, block::Arrangement::striped>(
+        key, int(task.length), begin_bit, high_bit);
+
+  if constexpr (Sorter::kRadix8GathersValues) {
+    __syncthreads();  // the sort's storage becomes the staging area
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const std::uint32_t p = std::uint32_t(i * Shape::kThreads + t);
+      if (p < task.length) storage.radix8_values[p] = src_values[payload[i]];
+    }
+    __syncthreads();  // in place: all reads of the segment precede the writes
+  }
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = std::uint32_t(i * Shape::kThreads + t);
+    if (p < task.length) {
+      data.keys[task.begin + p] = data.codec.decode(key[i]);
+      if constexpr (Sorter::kRadix8GathersValues) data.values[task.begin + p] = storage.radix8_values[p];
+      else if constexpr (kHasValues<Value>) data.values[task.begin + p] = payload[i];
+    }
+  }
+}
+
 /// Sorts one task of at most Shape::kTileItems keys with the whole block and
 /// writes it to the user arrays (in place when the task lives there).
 template <class Shape, class Bits, class Value>
@@ -354,6 +426,8 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
                                                 typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
   if constexpr (BlockSorter<Shape, Bits, Value>::kBitonic)
     block_sort_task_bitonic<Shape>(data, task, window_first, window_segments, storage);
+  else if constexpr (BlockSorter<Shape, Bits, Value>::kRadix8)
+    block_sort_task_radix8<Shape>(data, task, storage);  // no windows (dispatch offers none)
   else block_sort_task_cub<Shape>(data, task, storage);  // no windows (dispatch offers none)
 }
 

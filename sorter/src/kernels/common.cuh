@@ -7,6 +7,7 @@
 
 #include "core/work.hpp"
 #include "tilesort/thread/key_codec.cuh"
+#include "tilesort/warp/warp_match.cuh"
 
 namespace tilesort {
 namespace detail {
@@ -164,20 +165,19 @@ __device__ __forceinline__ std::uint32_t lanes_below() {
 /// Stable rank of a warp's items by digit: item j of every lane, in (j, lane)
 /// order, gets rank[j] = the number of the warp's items before it with the
 /// same digit, and `counts[d]` (the warp's counters, zeroed) ends as the
-/// warp's count of digit d. Lanes with equal digits find each other with one
-/// match.any (on the H200 the binning scatter was 1-5% faster than with one
-/// ballot per digit bit, for 5- to 7-bit digits); the highest of them bumps
-/// the counter with a shared atomic. One warp's shared atomics are performed
-/// in order, so the rank is stable. `digit(j)` gives this lane's item j's
-/// digit; the whole warp calls it.
-template <int kItems, class DigitOf>
+/// warp's count of digit d. Lanes with equal digits (of kDigitBits bits) find
+/// each other with `M` (warp::lanes_with_equal_bits; the policy picks); the
+/// highest of them bumps the counter with a shared atomic. One warp's shared
+/// atomics are performed in order, so the rank is stable. `digit(j)` gives
+/// this lane's item j's digit; the whole warp calls it.
+template <int kItems, int kDigitBits, warp::Match M, class DigitOf>
 __device__ __forceinline__ void rank_in_warp(DigitOf digit, std::uint32_t* counts, std::uint32_t (&rank)[kItems]) {
   const std::uint32_t lane = threadIdx.x % 32;
   const std::uint32_t lanes_le = lanes_below() | (1u << lane);
 #pragma unroll
   for (int j = 0; j < kItems; ++j) {
     const std::uint32_t d = digit(j);
-    const std::uint32_t peers = __match_any_sync(0xFFFFFFFFu, d);
+    const std::uint32_t peers = warp::lanes_with_equal_bits<kDigitBits, M>(d);
     const int leader = 31 - __clz(peers);
     const std::uint32_t before_me = __popc(peers & lanes_le);
     std::uint32_t group_base = 0;

@@ -668,7 +668,7 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
     }
     __syncwarp();
     std::uint32_t rank[kItems];
-    rank_in_warp<kItems>(digit, my_counts, rank);
+    rank_in_warp<kItems, kDigitBits, Policy::kMsdRankMatch>(digit, my_counts, rank);
     __syncthreads();
 
     // Thread d < kDigits: digit d's start in the chunk, each warp's start

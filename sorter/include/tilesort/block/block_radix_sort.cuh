@@ -67,16 +67,14 @@
 
 #include "tilesort/types.hpp"
 #include "tilesort/thread/sort_word.cuh"
+#include "tilesort/warp/warp_match.cuh"
 
 namespace tilesort {
 namespace block {
 
 /// How the lanes of a warp holding the same digit find each other
-/// (tuning; both give the same result).
-enum class RadixMatch {
-  ballot,     ///< one __ballot_sync per digit bit (what CUB's match-based ranking does)
-  match_any,  ///< one __match_any_sync on the digit
-};
+/// (tuning; both give the same result): warp::Match.
+using RadixMatch = warp::Match;
 
 /// Which tile positions a thread's registers hold.
 enum class Arrangement {
@@ -276,7 +274,8 @@ class BlockRadixSort8 {
   /// Low-level form for callers that encode keys themselves (e.g. with the
   /// value array holding input positions, to gather payloads from global
   /// memory afterwards): sorts encoded bits ascending by bits
-  /// [begin_bit, end_bit). Ranks >= valid_items hold padding (all ones).
+  /// [begin_bit, end_bit). Ranks >= valid_items are undefined, as in the
+  /// other forms.
   template <Arrangement IN, Arrangement OUT>
   __device__ __forceinline__ void SortEncoded(Bits (&encoded)[ITEMS_PER_THREAD], int valid_items, int begin_bit,
                                               int end_bit) {
@@ -333,18 +332,7 @@ class BlockRadixSort8 {
   /// lane's bit is 0, so those ballots change nothing (and a loop bound that
   /// varies per pass would cost registers and branches).
   static __device__ __forceinline__ std::uint32_t peers_of(std::uint32_t digit) {
-    if constexpr (MATCH == RadixMatch::match_any) {
-      return __match_any_sync(0xffffffffu, digit);
-    } else {
-      std::uint32_t peers = 0xffffffffu;
-#pragma unroll
-      for (int b = 0; b < kRadixBits; ++b) {
-        const bool set = ((digit >> b) & 1u) != 0;
-        const std::uint32_t ones = __ballot_sync(0xffffffffu, set);
-        peers &= set ? ones : ~ones;
-      }
-      return peers;
-    }
+    return warp::lanes_with_equal_bits<kRadixBits, MATCH>(digit);
   }
 
   static __device__ __forceinline__ std::uint32_t digit_of(Bits key, int shift, std::uint32_t mask) {
@@ -399,7 +387,8 @@ class BlockRadixSort8 {
   /// loaded only after it, so a pass holds about two words per item.
   template <bool WITH_VALUES, class V>
   __device__ __forceinline__ void rank_and_scatter(int t, const Bits (&key)[ITEMS_PER_THREAD],
-                                                   V (&value)[ITEMS_PER_THREAD], int shift, int bits) {
+                                                   V (&value)[ITEMS_PER_THREAD], int shift, int bits,
+                                                   bool warp_has_items) {
     std::uint32_t* counters = storage_.counters;
     const int lane = t & 31;
     const int warp = t >> 5;
@@ -414,32 +403,44 @@ class BlockRadixSort8 {
     __syncwarp();
 
     // Rank within the warp, registers in order, lanes in order within one.
+    // A warp that holds only padding (its slice starts at or past
+    // valid_items) ranks and scatters nothing: its counters stay zero, and
+    // since padding ranks after every valid item, the valid ranks are the
+    // same. So a partial tile costs its valid warps, not the whole tile.
     std::uint32_t item[ITEMS_PER_THREAD];
+    if (warp_has_items) {
 #pragma unroll
-    for (int r = 0; r < kItems; ++r) {
-      const std::uint32_t d = digit_of(key[r], shift, mask);
-      const std::uint32_t peers = peers_of(d);
-      std::uint32_t* counter = warp_counters + d * kCounterStride;
-      const std::uint32_t before = *counter;  // one address per digit: a broadcast to the peers
-      __syncwarp();                           // every peer has read before the leader writes
-      const std::uint32_t lower = std::uint32_t(__popc(peers & lanes_below));
-      if (lower == 0) *counter = before + std::uint32_t(__popc(peers));  // the group's lowest lane
-      __syncwarp();                           // the write is seen by the next register's readers
-      item[r] = (d << 16) | (before + lower);
+      for (int r = 0; r < kItems; ++r) {
+        const std::uint32_t d = digit_of(key[r], shift, mask);
+        const std::uint32_t peers = peers_of(d);
+        std::uint32_t* counter = warp_counters + d * kCounterStride;
+        const std::uint32_t before = *counter;  // one address per digit: a broadcast to the peers
+        __syncwarp();                           // every peer has read before the leader writes
+        const std::uint32_t lower = std::uint32_t(__popc(peers & lanes_below));
+        if (lower == 0) *counter = before + std::uint32_t(__popc(peers));  // the group's lowest lane
+        __syncwarp();                           // the write is seen by the next register's readers
+        item[r] = (d << 16) | (before + lower);
+      }
     }
     __syncthreads();  // every warp's counts are in; every read of the planes is done
     scan_counters(t);
+    if (warp_has_items) {
 #pragma unroll
-    for (int r = 0; r < kItems; ++r) {
-      item[r] = warp_counters[(item[r] >> 16) * kCounterStride] + (item[r] & 0xFFFFu);
-      store_key(Layout::padded(int(item[r])), key[r]);
+      for (int r = 0; r < kItems; ++r) {
+        item[r] = warp_counters[(item[r] >> 16) * kCounterStride] + (item[r] & 0xFFFFu);
+        store_key(Layout::padded(int(item[r])), key[r]);
+      }
     }
     if constexpr (WITH_VALUES) {
+      if (warp_has_items) {
 #pragma unroll
-      for (int r = 0; r < kItems; ++r) load_value(slot_of<Arrangement::warp_striped>(t, r), value[r]);
+        for (int r = 0; r < kItems; ++r) load_value(slot_of<Arrangement::warp_striped>(t, r), value[r]);
+      }
       __syncthreads();  // every value is read before any is overwritten
+      if (warp_has_items) {
 #pragma unroll
-      for (int r = 0; r < kItems; ++r) store_value(Layout::padded(int(item[r])), value[r]);
+        for (int r = 0; r < kItems; ++r) store_value(Layout::padded(int(item[r])), value[r]);
+      }
     }
   }
 
@@ -454,6 +455,9 @@ class BlockRadixSort8 {
     for (int r = 0; r < kItems; ++r)
       if (index_of<IN>(t, r) >= valid_items) key[r] = Bits(~Bits(0));
 
+    // The warp's slice of the tile, [warp * 32 * ITEMS, (warp + 1) * 32 *
+    // ITEMS), is the same in the blocked and warp-striped arrangements.
+    const bool warp_has_items = (t >> 5) * (32 * kItems) < valid_items;
     if (begin_bit >= end_bit) {  // nothing to compare: input order, rearranged
       if constexpr (IN != OUT) {
 #pragma unroll
@@ -483,7 +487,7 @@ class BlockRadixSort8 {
 #pragma unroll 1
     for (int shift = begin_bit; shift < end_bit; shift += kRadixBits) {
       const int bits = end_bit - shift < kRadixBits ? end_bit - shift : kRadixBits;
-      rank_and_scatter<WITH_VALUES>(t, key, value, shift, bits);
+      rank_and_scatter<WITH_VALUES>(t, key, value, shift, bits, warp_has_items);
       __syncthreads();  // the tile is in rank order
       if (shift + kRadixBits < end_bit) {
 #pragma unroll
