@@ -215,7 +215,8 @@ struct Sm90Policy {
   // 0.446 -> 0.355, fixed-8192 0.442 -> 0.348, fixed-12000 0.533 -> 0.398,
   // fixed-16384 0.513 -> 0.368, uniform:2049:16384 0.518 -> 0.398,
   // tiles16-4M 0.525 -> 0.437, fixed-2^20 0.689 -> 0.581, powerlaw 0.633 ->
-  // 0.603; bin_and_sort (32-bit depths) 7-12% faster. 512 x 32 at 128
+  // 0.603 (that radix8 build ranked the MSD scatter with ballots: 5% of
+  // fixed-2^20 by themselves); bin_and_sort (32-bit depths) 7-12% faster. 512 x 32 at 128
   // registers (80 bytes of spills; 1024 x 16 spilled 100 at 64): the
   // tile's 169 KB allow one block per SM either way.
   // (Before, 4097..16384 sorted BlockSort's (key, position) words with the

@@ -10,7 +10,8 @@
 //  1. Ranking, warp by warp, with no atomics. The items of a warp are ranked
 //     in warp-striped order (register r of lane l is warp position
 //     r * 32 + l). For each register the lanes holding the same digit find
-//     each other with a match (8 ballots, or __match_any_sync: RadixMatch);
+//     each other with a match (warp::lanes_with_equal_bits: 8 ballots of
+//     four instructions each, or __match_any_sync; RadixMatch);
 //     every lane reads its warp's counter for its digit, the lowest peer
 //     adds the group's size, and a lane's rank within the warp is the
 //     counter plus its lower peers. Only the warp touches its counters.
@@ -26,7 +27,8 @@
 // Ties keep warp, then register, then lane order, which is position order
 // in the warp-striped arrangement: every pass is stable, so the LSD passes
 // sort stably. Blocked input is first transposed to warp-striped within each
-// warp (each warp's slice of the tile is the same in both arrangements).
+// warp (each warp's slice of the tile is the same in both arrangements). A
+// warp whose slice holds only padding (past valid_items) skips the passes.
 //
 // Bank conflicts. Counters are counters[digit * S + warp] with S = warps | 1
 // (odd). Within one warp instruction the active lanes touch one warp's
