@@ -79,11 +79,9 @@ enum class BlockAlgorithm { bitonic, radix, radix8, merge, none };
 /// - kWindows: the bitonic path also sorts windows of several segments
 ///   (kernels/classify.cuh). Costs registers, so a shape it makes spill can
 ///   turn it off; its class then takes no windows.
-/// - kKeysOnlyTakesAlgorithm: 32-bit keys without values use ALGORITHM too,
-///   not FALLBACK.
-/// - kKeysOnlyAlgorithm: unless `none`, what 32-bit keys without values use
-///   instead (a third choice, where neither ALGORITHM nor FALLBACK is their
-///   fastest), with kKeysOnlyMinBlocks blocks per SM (-1: kMinBlocks).
+/// - kKeysOnlyAlgorithm: what 32-bit keys without values use; `none`:
+///   FALLBACK, as the other types. With kKeysOnlyMinBlocks blocks per SM
+///   (-1: kMinBlocks).
 /// - kKeyWords: such keys, when every bit is compared, are sorted as
 ///   themselves (block::BlockSort::SortEncodedKeys, no positions). A third
 ///   network beside the others costs registers, so a shape it makes spill
@@ -95,16 +93,15 @@ struct BlockSortOptions {
   static constexpr bool kStageValues = false;
   static constexpr int kMinBlocks = 0;
   static constexpr bool kWindows = true;
-  static constexpr bool kKeysOnlyTakesAlgorithm = false;
   static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::none;
   static constexpr int kKeysOnlyMinBlocks = -1;
   static constexpr bool kKeyWords = true;
 };
 
 /// A one-block shape: ALGORITHM for 32-bit keys with values, FALLBACK for
-/// keys-only sorts and 64-bit keys. BlockSort's (key, position) words cost
-/// little beside a 32-bit key and a value, but for keys only or 64-bit keys
-/// the cub sorts measured faster (block and segmented bench suites, H200).
+/// 64-bit keys, and for 32-bit keys alone unless the options name their own
+/// (kKeysOnlyAlgorithm). Each is the fastest measured for its types in the
+/// block and segmented bench suites (H200).
 template <int THREADS_, int ITEMS_, BlockAlgorithm ALGORITHM_, BlockAlgorithm FALLBACK_,
           class OPTIONS_ = BlockSortOptions>
 struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
@@ -116,7 +113,6 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr bool kStageValues = OPTIONS_::kStageValues;
   static constexpr int kMinBlocks = OPTIONS_::kMinBlocks;
   static constexpr bool kWindows = OPTIONS_::kWindows;
-  static constexpr bool kKeysOnlyTakesAlgorithm = OPTIONS_::kKeysOnlyTakesAlgorithm;
   static constexpr BlockAlgorithm kKeysOnlyAlgorithm = OPTIONS_::kKeysOnlyAlgorithm;
   static constexpr int kKeysOnlyMinBlocks = OPTIONS_::kKeysOnlyMinBlocks < 0 ? OPTIONS_::kMinBlocks
                                                                               : OPTIONS_::kKeysOnlyMinBlocks;
@@ -126,10 +122,9 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
 /// The algorithm a block shape uses for keys of KEY_BYTES, with or without values.
 template <class Shape>
 constexpr BlockAlgorithm block_algorithm_for(int key_bytes, bool has_values) {
-  if (key_bytes == 4 && !has_values && Shape::kKeysOnlyAlgorithm != BlockAlgorithm::none)
-    return Shape::kKeysOnlyAlgorithm;
-  return key_bytes == 4 && (has_values || Shape::kKeysOnlyTakesAlgorithm) ? Shape::kAlgorithm
-                                                                           : Shape::kFallbackAlgorithm;
+  if (key_bytes != 4) return Shape::kFallbackAlgorithm;
+  if (has_values) return Shape::kAlgorithm;
+  return Shape::kKeysOnlyAlgorithm != BlockAlgorithm::none ? Shape::kKeysOnlyAlgorithm : Shape::kFallbackAlgorithm;
 }
 
 }  // namespace detail

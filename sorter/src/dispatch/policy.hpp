@@ -156,14 +156,14 @@ struct Sm90Policy {
   // 0.235 -> 0.330 ms, H200 sweep of a891b5c); kKeysOnlyWindowMin now
   // keeps those alone.
   struct WideWordsKeysAlone : WideWords {
-    static constexpr bool kKeysOnlyTakesAlgorithm = true;
+    static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;
   };
   struct Radix5 : BlockSortOptions {
     static constexpr int kRadixBits = 5;
   };
   struct Radix5Min4 : Radix5 {
     static constexpr int kMinBlocks = 4;
-    static constexpr bool kKeysOnlyTakesAlgorithm = true;  // see Min7
+    static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;  // see Min7
   };
   // The window path took the 128x8 kernel from 72 to 122 registers; capped
   // at 7 blocks per SM it keeps its occupancy. In the 1024-thread shape it
@@ -185,7 +185,7 @@ struct Sm90Policy {
   // 0.331: slower than the radix sort on full tiles).
   struct Min7 : BlockSortOptions {
     static constexpr int kMinBlocks = 7;
-    static constexpr bool kKeysOnlyTakesAlgorithm = true;
+    static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;
   };
   // 257..512: 64 threads x 8 keys, so a 512-key tile moves through shared
   // memory in as many network stages per key as the 256-key one (21: each
@@ -249,7 +249,7 @@ struct Sm90Policy {
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;
   };
   struct Radix8KeysAlone : Radix8Base {
-    static constexpr bool kKeysOnlyTakesAlgorithm = true;
+    static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::radix8;
   };
   using BlockShapes =
       std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, WideWordsKeysAlone>,  // 129..256
