@@ -93,17 +93,43 @@ struct BlockSorter {
       typename Load::TempStorage load;
       typename Sort::TempStorage sort;
       typename OptionalStorage<kNarrowRadix, NarrowRadix>::type narrow_radix;
-      Value staged_values[kStageValues ? Shape::kTileItems : 1];
-      // radix8 with 8-byte values: each rank's value, gathered through its
-      // position once the sort is done (in registers they spilled).
-      Value radix8_values[kRadix8GathersValues ? Shape::kTileItems : 1];
+      // Each rank's value, gathered through its position once the sort is
+      // done (kStageValues; radix8 with 8-byte values, which spilled in
+      // registers).
+      Value staged_values[kStageValues || kRadix8GathersValues ? Shape::kTileItems : 1];
     };
     // A window's segment offsets, relative to its start (a windowed segment
     // has at least 2 keys, so a window has at most half a tile of
     // segments). Apart from the union, so they load while the keys do.
     std::uint32_t window_offsets[kBitonic && Shape::kWindows ? Shape::kTileItems / 2 + 2 : 1];
   };
+  /// The value gathered for rank p, item i of the thread: staged in shared
+  /// memory (kStageValues) or held in `value` (kItemsMax entries otherwise).
+  static __device__ __forceinline__ Value gathered_value(const TempStorage& storage, const Value* value, int i,
+                                                         std::uint32_t p) {
+    if constexpr (kStageValues) return storage.staged_values[p];
+    else return value[i];
+  }
 };
+
+/// Writes a sorted task home (in place when it lives there): item i of the
+/// thread goes to tile position at(i) if that is inside the task, with key
+/// key_of(i) and value value_of(i, position). The caller has passed the
+/// barrier after its last read of the task's source. The functions are taken
+/// by reference: taken by value, nvcc scheduled the BlockSort kernels
+/// differently from the loops this replaced.
+template <int kItems, class Bits, class Value, class At, class KeyOf, class ValueOf>
+__device__ __forceinline__ void write_sorted_task(const SortData<Bits, Value>& data, const Task& task, const At& at,
+                                                  const KeyOf& key_of, const ValueOf& value_of) {
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = at(i);
+    if (p < task.length) {
+      data.keys[task.begin + p] = key_of(i);
+      if constexpr (kHasValues<Value>) data.values[task.begin + p] = value_of(i, p);
+    }
+  }
+}
 
 /// block::BlockSort path.
 constexpr int log2_of(int v) { return v <= 1 ? 0 : 1 + log2_of(v >> 1); }
@@ -238,15 +264,9 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
     }
   }
   __syncthreads();  // in place: all reads of the segment precede the writes
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const std::uint32_t p = tile_position(i);
-    if (p < task.length) {
-      data.keys[task.begin + p] = data.codec.decode(key[i]);
-      if constexpr (Sorter::kStageValues) data.values[task.begin + p] = storage.staged_values[p];
-      else if constexpr (kHasValues<Value>) data.values[task.begin + p] = value[i];
-    }
-  }
+  write_sorted_task<kItems>(
+      data, task, tile_position, [&](int i) { return data.codec.decode(key[i]); },
+      [&](int i, std::uint32_t p) { return Sorter::gathered_value(storage, value, i, p); });
 }
 
 /// cub::BlockRadixSort / cub::BlockMergeSort path.
@@ -302,14 +322,9 @@ __device__ __forceinline__ void block_sort_task_cub(const SortData<Bits, Value>&
       if (tile_position(i) < task.length) value[i] = src_values[position[i]];
   }
   __syncthreads();  // in place: all reads of the segment precede the writes
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const std::uint32_t p = tile_position(i);
-    if (p < task.length) {
-      data.keys[task.begin + p] = data.codec.decode(key[i]);
-      if constexpr (kHasValues<Value>) data.values[task.begin + p] = value[i];
-    }
-  }
+  write_sorted_task<kItems>(
+      data, task, tile_position, [&](int i) { return data.codec.decode(key[i]); },
+      [&](int i, std::uint32_t) { return value[i]; });
 }
 
 /// block::BlockRadixSort8 path for calls of at most 16 compared bits: each
@@ -353,15 +368,9 @@ __device__ __forceinline__ void block_sort_task_narrow_radix(
     }
   }
   __syncthreads();  // in place: all reads of the segment precede the writes
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const std::uint32_t p = std::uint32_t(i * Shape::kThreads + t);
-    if (p < task.length) {
-      data.keys[task.begin + p] = word[i];
-      if constexpr (Sorter::kStageValues) data.values[task.begin + p] = storage.staged_values[p];
-      else if constexpr (kHasValues<Value>) data.values[task.begin + p] = value[i];
-    }
-  }
+  write_sorted_task<kItems>(
+      data, task, [&](int i) { return std::uint32_t(i * Shape::kThreads + t); }, [&](int i) { return word[i]; },
+      [&](int i, std::uint32_t p) { return Sorter::gathered_value(storage, value, i, p); });
 }
 
 /// block::BlockRadixSort8 path (32-bit keys): warp-striped loads straight
@@ -403,19 +412,18 @@ __device__ __forceinline__ void block_sort_task_radix8(const SortData<Bits, Valu
 #pragma unroll
     for (int i = 0; i < kItems; ++i) {
       const std::uint32_t p = std::uint32_t(i * Shape::kThreads + t);
-      if (p < task.length) storage.radix8_values[p] = src_values[payload[i]];
+      if (p < task.length) storage.staged_values[p] = src_values[payload[i]];
     }
     __syncthreads();  // in place: all reads of the segment precede the writes
   }
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const std::uint32_t p = std::uint32_t(i * Shape::kThreads + t);
-    if (p < task.length) {
-      data.keys[task.begin + p] = data.codec.decode(key[i]);
-      if constexpr (Sorter::kRadix8GathersValues) data.values[task.begin + p] = storage.radix8_values[p];
-      else if constexpr (kHasValues<Value>) data.values[task.begin + p] = payload[i];
-    }
-  }
+  write_sorted_task<kItems>(
+      data, task, [&](int i) { return std::uint32_t(i * Shape::kThreads + t); },
+      [&](int i) { return data.codec.decode(key[i]); },
+      [&](int i, std::uint32_t p) -> Value {
+        if constexpr (Sorter::kRadix8GathersValues) return storage.staged_values[p];
+        else if constexpr (kHasValues<Value>) return payload[i];
+        else return Value{};
+      });
 }
 
 /// Sorts one task of at most Shape::kTileItems keys with the whole block and
