@@ -169,6 +169,50 @@ TEST_F(SegmentedSortWindows, KeysAloneWindowsWithBitRanges) {
   }
 }
 
+// In 513..2048 keys, 32-bit keys with values sort a segment alone (or an
+// MSD child) with radix8 and a window with BlockSort, in one kernel. Runs of
+// segments that window (3 or 4 to a 2048-key tile) alternate with segments
+// sorted alone in the same classes, partial tiles of every warp count, and
+// segments of 65K-200K keys whose ~1K-key MSD children (16 bits left, or
+// fewer with a bit range) reach the same classes; 4- and 8-byte values,
+// partial bit ranges (stability among equal compared bits) and both orders.
+TEST_F(SegmentedSortWindows, RadixRangesBesideWindows) {
+  TS_TRACE_SEED();
+  const int reps = small_mode() ? 4 : 12;
+  const ValueType values[] = {ValueType::b32, ValueType::b64};
+  const KeyType keys[] = {KeyType::u32, KeyType::f32, KeyType::i32};
+  for (int rep = 0; rep < reps; ++rep) {
+    std::vector<std::uint64_t> sizes;
+    const std::uint64_t budget = small_mode() ? 60000 : 600000;
+    for (std::uint64_t total = 0; total < budget;) {
+      std::uint64_t len;
+      switch (rng_() % 5) {
+        case 0: len = 2048 / (3 + rng_() % 2) - rng_() % 8; break;  // windows of 3 or 4
+        case 1: len = 513 + rng_() % 512; break;                    // 513..1024
+        case 2: len = 1025 + rng_() % 1024; break;                  // 1025..2048
+        case 3: len = (rng_() % 2) ? 1024 + rng_() % 3 - 1 : 2048 - rng_() % 2; break;  // class edges
+        default: len = rng_() % 4 == 0 ? 65536 + rng_() % 131072 : rng_() % 3; break;   // MSD, or empty / short
+      }
+      sizes.push_back(len);
+      total += len;
+    }
+    const KeyType key = keys[rep % 3];
+    const ValueType value = values[(rep / 3) % 2];
+    const Dist dist = all_dists()[rng_() % all_dists().size()];
+    const HostCase c = make_case(key, value, OffsetType::u32, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
+    RunOptions o = random_options(rng_, (rep & 1) ? Order::descending : Order::ascending, c);
+    // Partial ranges of float bits have no defined order (the reference
+    // refuses them).
+    if (key != KeyType::f32 && rep % 3 != 0) {
+      o.begin_bit = int(rng_() % 12);
+      o.end_bit = o.begin_bit + 4 + int(rng_() % (29 - o.begin_bit));
+    }
+    SCOPED_TRACE(::testing::Message() << name_of(key) << "_" << name_of(value) << " " << name_of(dist) << " rep "
+                                      << rep << " bits [" << o.begin_bit << ", " << o.end_bit << ")");
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
 /// Segments of 0..140 keys drawn so that every batch of 32 consecutive ones
 /// mixes what the walk sorts (one lane per segment up to 8 keys, 4 with
 /// 64-bit keys or values; groups of lanes up to 32 keys, 16 with 64-bit keys

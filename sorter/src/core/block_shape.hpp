@@ -82,6 +82,11 @@ enum class BlockAlgorithm { bitonic, radix, radix8, merge, none };
 /// - kKeysOnlyAlgorithm: what 32-bit keys without values use; `none`:
 ///   FALLBACK, as the other types. With kKeysOnlyMinBlocks blocks per SM
 ///   (-1: kMinBlocks).
+/// - kRadix8Ranges: in a bitonic shape, 32-bit keys with values that are one
+///   range (a segment alone or an MSD child, not a window) sort with
+///   block::BlockRadixSort8, whose cost falls with the compared bits (an MSD
+///   child has at most 24 left); windows keep BlockSort, whose words carry
+///   the segment. One kernel holds both paths.
 /// - kKeyWords: such keys, when every bit is compared, are sorted as
 ///   themselves (block::BlockSort::SortEncodedKeys, no positions). A third
 ///   network beside the others costs registers, so a shape it makes spill
@@ -96,6 +101,7 @@ struct BlockSortOptions {
   static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::none;
   static constexpr int kKeysOnlyMinBlocks = -1;
   static constexpr bool kKeyWords = true;
+  static constexpr bool kRadix8Ranges = false;
 };
 
 /// A one-block shape: ALGORITHM for 32-bit keys with values, FALLBACK for
@@ -117,6 +123,7 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr int kKeysOnlyMinBlocks = OPTIONS_::kKeysOnlyMinBlocks < 0 ? OPTIONS_::kMinBlocks
                                                                               : OPTIONS_::kKeysOnlyMinBlocks;
   static constexpr bool kKeyWords = OPTIONS_::kKeyWords;
+  static constexpr bool kRadix8Ranges = OPTIONS_::kRadix8Ranges;
 };
 
 /// The algorithm a block shape uses for keys of KEY_BYTES, with or without values.

@@ -202,6 +202,25 @@ struct Sm90Policy {
   struct Min14 : Min7 {
     static constexpr int kMinBlocks = 2 * Min7::kMinBlocks;
   };
+  // 513..2048: 32-bit keys with values take radix8 (BlockRadixSort8) for a
+  // segment alone or an MSD child, BlockSort for windows (kRadix8Ranges,
+  // one kernel, no spills at 72 and 64 registers). radix8's cost falls with
+  // the compared bits, and MSD children have at most 24 left (16 after two
+  // rounds). Same-run A/B on the H200 (u32 pairs, BlockSort -> radix8 in
+  // 1025..2048 -> and in 513..1024): fixed-1000 0.308 -> 0.307 -> 0.287
+  // ms, fixed-1300 0.424 -> 0.383, fixed-1800 0.376 -> 0.327, fixed-2048
+  // 0.344 -> 0.298, uniform:513:2048 0.389 -> 0.358 -> 0.349, one 2^26
+  // segment 2.947 -> 2.680 -> 2.606 (its ~1K-key children), fixed-65536
+  // 0.566 -> 0.548, tiles16-4M 0.446 -> 0.435; bits [0, 16): fixed-1000
+  // 0.233 -> 0.176, fixed-2048 0.245 -> 0.181; no row slower. The pack
+  // costs (kClassCost, kGroupCost, kNarrowCostPercent) are still
+  // BlockSort's, which windows keep.
+  struct Min7Radix8Ranges : Min7 {
+    static constexpr bool kRadix8Ranges = true;
+  };
+  struct Radix5Min4Radix8Ranges : Radix5Min4 {
+    static constexpr bool kRadix8Ranges = true;
+  };
   // 2049..16384, 32-bit keys with values: block::BlockRadixSort8 (radix8),
   // once its ranking found lanes with equal digits in 4 instructions per
   // digit bit instead of 7 (warp::lanes_with_equal_bits): the ALU pipe had
@@ -254,8 +273,8 @@ struct Sm90Policy {
   using BlockShapes =
       std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, WideWordsKeysAlone>,  // 129..256
                  BlockSortShape<64, 8, BlockAlgorithm::bitonic, BlockAlgorithm::none, Min14>,             // 257..512
-                 BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Min7>,            // 513..1024
-                 BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min4>,      // 1025..2048
+                 BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Min7Radix8Ranges>,  // 513..1024
+                 BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min4Radix8Ranges>,  // 1025..2048
                  BlockSortShape<256, 16, BlockAlgorithm::radix8, BlockAlgorithm::radix, Radix8Min4>,      // 2049..4096
                  BlockSortShape<512, 16, BlockAlgorithm::radix8, BlockAlgorithm::radix, Radix8Min2>,      // 4097..8192
                  BlockSortShape<512, 32, BlockAlgorithm::radix8, BlockAlgorithm::none, Radix8KeysAlone>>;  // 8193..16384

@@ -68,6 +68,10 @@ struct BlockSorter {
       std::conditional_t<!kHasValues<Value>, KeysOnly, std::conditional_t<sizeof(Value) == 4, Value, std::uint32_t>>;
   static constexpr bool kRadix8GathersValues = kHasValues<Value> && sizeof(Value) != 4;
   using Radix8 = block::BlockRadixSort8<std::uint32_t, Radix8Payload, Shape::kThreads, Shape::kItemsMax>;
+  // A bitonic shape whose single ranges of 32-bit keys with values take
+  // radix8 (Shape::kRadix8Ranges); its windows keep BlockSort.
+  static constexpr bool kRadix8Ranges =
+      Shape::kRadix8Ranges && kBitonic && kHasValues<Value> && sizeof(Bits) == 4;
   using Position = std::conditional_t<kBitonic, std::uint32_t,
                                       std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>>;
   using Load = cub::BlockLoad<Bits, Shape::kThreads, Shape::kItemsMax, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
@@ -93,6 +97,7 @@ struct BlockSorter {
       typename Load::TempStorage load;
       typename Sort::TempStorage sort;
       typename OptionalStorage<kNarrowRadix, NarrowRadix>::type narrow_radix;
+      typename OptionalStorage<kRadix8Ranges, Radix8>::type radix8_ranges;
       // Each rank's value, gathered through its position once the sort is
       // done (kStageValues; radix8 with 8-byte values, which spilled in
       // registers).
@@ -103,6 +108,11 @@ struct BlockSorter {
     // segments). Apart from the union, so they load while the keys do.
     std::uint32_t window_offsets[kBitonic && Shape::kWindows ? Shape::kTileItems / 2 + 2 : 1];
   };
+  /// radix8's storage: the shape's sort, or its single ranges' own.
+  static __device__ __forceinline__ auto& radix8_storage(TempStorage& storage) {
+    if constexpr (kRadix8Ranges) return storage.radix8_ranges;
+    else return storage.sort;
+  }
   /// The value gathered for rank p, item i of the thread: staged in shared
   /// memory (kStageValues) or held in `value` (kItemsMax entries otherwise).
   static __device__ __forceinline__ Value gathered_value(const TempStorage& storage, const Value* value, int i,
@@ -399,7 +409,7 @@ __device__ __forceinline__ void block_sort_task_radix8(const SortData<Bits, Valu
   }
   const int high_bit = task_high_bit(task);
   const int begin_bit = high_bit > data.begin_bit ? data.begin_bit : high_bit;  // none left: input order
-  typename Sorter::Sort sort(storage.sort);
+  typename Sorter::Radix8 sort(Sorter::radix8_storage(storage));
   if constexpr (kHasValues<Value>)
     sort.template SortEncoded<block::Arrangement::warp_striped, block::Arrangement::striped>(
         key, payload, int(task.length), begin_bit, high_bit);
@@ -432,7 +442,11 @@ template <class Shape, class Bits, class Value>
 __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& data, const Task& task,
                                                 std::uint32_t window_first, std::uint32_t window_segments,
                                                 typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
-  if constexpr (BlockSorter<Shape, Bits, Value>::kBitonic)
+  using Sorter = BlockSorter<Shape, Bits, Value>;
+  if constexpr (Sorter::kRadix8Ranges) {
+    if (window_segments <= 1) block_sort_task_radix8<Shape>(data, task, storage);
+    else block_sort_task_bitonic<Shape>(data, task, window_first, window_segments, storage);
+  } else if constexpr (Sorter::kBitonic)
     block_sort_task_bitonic<Shape>(data, task, window_first, window_segments, storage);
   else if constexpr (BlockSorter<Shape, Bits, Value>::kRadix8)
     block_sort_task_radix8<Shape>(data, task, storage);  // no windows (dispatch offers none)
