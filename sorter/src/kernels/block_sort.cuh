@@ -66,12 +66,12 @@ struct BlockSorter {
   // (8-byte values, gathered at the end), or nothing.
   using Radix8Payload =
       std::conditional_t<!kHasValues<Value>, KeysOnly, std::conditional_t<sizeof(Value) == 4, Value, std::uint32_t>>;
-  static constexpr bool kRadix8GathersValues = kHasValues<Value> && sizeof(Value) != 4;
   using Radix8 = block::BlockRadixSort8<std::uint32_t, Radix8Payload, Shape::kThreads, Shape::kItemsMax>;
   // A bitonic shape whose single ranges of 32-bit keys with values take
   // radix8 (Shape::kRadix8Ranges); its windows keep BlockSort.
   static constexpr bool kRadix8Ranges =
       Shape::kRadix8Ranges && kBitonic && kHasValues<Value> && sizeof(Bits) == 4;
+  static constexpr bool kRadix8GathersValues = (kRadix8 || kRadix8Ranges) && kHasValues<Value> && sizeof(Value) != 4;
   using Position = std::conditional_t<kBitonic, std::uint32_t,
                                       std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>>;
   using Load = cub::BlockLoad<Bits, Shape::kThreads, Shape::kItemsMax, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
@@ -190,8 +190,9 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   // At most 16 bits to compare (quantised depths, or the last bits under an
   // MSD split): (key, position) fits one 32-bit word, half the data to move.
   // Bits above the task's high bit are equal within it, so they can go.
-  constexpr bool kNarrowCapable =
-      sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems && Shape::kNarrowWords;
+  // (Not where single ranges take radix8: a window never sorts narrow words.)
+  constexpr bool kNarrowCapable = sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems &&
+                                  Shape::kNarrowWords && !Sorter::kRadix8Ranges;
   // Keys alone, every bit compared: equal keys are identical, so the sort
   // needs no positions and moves the keys themselves (KeyWord), the narrow
   // words' size with nothing to gather back. It serves MSD children too
@@ -448,7 +449,7 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
     else block_sort_task_bitonic<Shape>(data, task, window_first, window_segments, storage);
   } else if constexpr (Sorter::kBitonic)
     block_sort_task_bitonic<Shape>(data, task, window_first, window_segments, storage);
-  else if constexpr (BlockSorter<Shape, Bits, Value>::kRadix8)
+  else if constexpr (Sorter::kRadix8)
     block_sort_task_radix8<Shape>(data, task, storage);  // no windows (dispatch offers none)
   else block_sort_task_cub<Shape>(data, task, storage);  // no windows (dispatch offers none)
 }
