@@ -227,10 +227,13 @@ void check_radix(const std::vector<int>& valid, Order order, Dist dist, int begi
   }
 }
 
-/// Valid counts per tile: the edges (0, 1, tile - 1, tile), a few around a
-/// warp, around a warp's slice of the tile (32 * ITEMS: warps whose slice
-/// holds only padding skip their passes), and random ones.
-std::vector<int> valid_counts(int tile, int warp_slice, Rng& rng, int samples = 6) {
+/// Valid counts per tile of THREADS x ITEMS: the edges (0, 1, tile - 1,
+/// tile), a few around a warp, around a warp's slice of the tile (32 x
+/// ITEMS: warps whose slice holds only padding skip their passes), and
+/// random ones.
+template <int THREADS, int ITEMS>
+std::vector<int> valid_counts(Rng& rng, int samples = 6) {
+  constexpr int tile = THREADS * ITEMS, warp_slice = 32 * ITEMS;
   std::vector<int> v = {tile,      0,           1,          tile - 1,       31,
                         33,        tile / 2 + 1, warp_slice, warp_slice + 1, 3 * warp_slice - 1};
   for (int s = 0; s < samples; ++s) v.push_back(int(rng() % std::uint64_t(tile + 1)));
@@ -245,7 +248,7 @@ void check_type_full_range(Rng& rng) {
   for (Order order : {Order::ascending, Order::descending})
     for (Dist dist : kTypeDists)
       ASSERT_NO_FATAL_FAILURE(
-          (check_radix<K, V, T, I>(valid_counts(T * I, 32 * I, rng), order, dist, 0, int(sizeof(K) * 8), rng)));
+          (check_radix<K, V, T, I>(valid_counts<T, I>(rng), order, dist, 0, int(sizeof(K) * 8), rng)));
 }
 
 template <class K, int T, int I>
@@ -270,7 +273,7 @@ void check_bit_ranges(const std::vector<Dist>& dists, Rng& rng) {
   for (const auto& range : bit_ranges<K>())
     for (Order order : {Order::ascending, Order::descending})
       for (Dist dist : dists)
-        ASSERT_NO_FATAL_FAILURE((check_radix<K, V, T, I, IN, OUT, M>(valid_counts(T * I, 32 * I, rng, 2), order, dist,
+        ASSERT_NO_FATAL_FAILURE((check_radix<K, V, T, I, IN, OUT, M>(valid_counts<T, I>(rng, 2), order, dist,
                                                                      range.first, range.second, rng)));
 }
 
@@ -514,19 +517,19 @@ TEST(BlockRadixSort8, Shapes) {
     for (int end_bit : {32, 16}) {
       SCOPED_TRACE(::testing::Message() << "bits [0, " << end_bit << ")");
       for (Dist dist : {Dist::uniform, Dist::few_unique}) {
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 256, 16, kB, kS>(valid_counts(4096, 512, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 8, kW, kS, kAny>(valid_counts(4096, 256, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 16, kW, kS>(valid_counts(8192, 512, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 16, kB, kB, kAny>(valid_counts(8192, 512, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 8, kB, kW>(valid_counts(8192, 256, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 16, kW, kS>(valid_counts(16384, 512, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 16, kB, kS, kAny>(valid_counts(16384, 512, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 32, kW, kS>(valid_counts(16384, 1024, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 23, kB, kS>(valid_counts(23552, 736, rng, 2), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 32, 1, kB, kB>(valid_counts(32, 32, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 64, 3, kB, kS>(valid_counts(192, 96, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, KeysOnly, 128, 5, kW, kB, kAny>(valid_counts(640, 160, rng), order, dist, 0, end_bit, rng)));
-        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 16, kW, kS, RadixMatch::ballot, Api::encoded>(valid_counts(16384, 512, rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 256, 16, kB, kS>(valid_counts<256, 16>(rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 8, kW, kS, kAny>(valid_counts<512, 8>(rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 16, kW, kS>(valid_counts<512, 16>(rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 16, kB, kB, kAny>(valid_counts<512, 16>(rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 8, kB, kW>(valid_counts<1024, 8>(rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 16, kW, kS>(valid_counts<1024, 16>(rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 16, kB, kS, kAny>(valid_counts<1024, 16>(rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 32, kW, kS>(valid_counts<512, 32>(rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 23, kB, kS>(valid_counts<1024, 23>(rng, 2), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 32, 1, kB, kB>(valid_counts<32, 1>(rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 64, 3, kB, kS>(valid_counts<64, 3>(rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, KeysOnly, 128, 5, kW, kB, kAny>(valid_counts<128, 5>(rng), order, dist, 0, end_bit, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 1024, 16, kW, kS, RadixMatch::ballot, Api::encoded>(valid_counts<1024, 16>(rng), order, dist, 0, end_bit, rng)));
       }
     }
   }
@@ -542,10 +545,10 @@ TEST(BlockRadixSort8, Distributions) {
   constexpr auto kS = Arrangement::striped;
   for (Dist dist : tstest::all_dists()) {
     for (Order order : {Order::ascending, Order::descending}) {
-      ASSERT_NO_FATAL_FAILURE((check_radix<std::uint32_t, std::uint32_t, 1024, 16, kB, kS>(valid_counts(16384, 512, rng, 2), order, dist, 0, 32, rng)));
-      ASSERT_NO_FATAL_FAILURE((check_radix<std::uint32_t, std::uint32_t, 1024, 16, kB, kS>(valid_counts(16384, 512, rng, 2), order, dist, 0, 16, rng)));
-      ASSERT_NO_FATAL_FAILURE((check_radix<float, std::uint32_t, 512, 16, kB, kB>(valid_counts(8192, 512, rng, 2), order, dist, 0, 32, rng)));
-      ASSERT_NO_FATAL_FAILURE((check_radix<double, std::uint64_t, 256, 16, kB, kS>(valid_counts(4096, 512, rng, 2), order, dist, 0, 64, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_radix<std::uint32_t, std::uint32_t, 1024, 16, kB, kS>(valid_counts<1024, 16>(rng, 2), order, dist, 0, 32, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_radix<std::uint32_t, std::uint32_t, 1024, 16, kB, kS>(valid_counts<1024, 16>(rng, 2), order, dist, 0, 16, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_radix<float, std::uint32_t, 512, 16, kB, kB>(valid_counts<512, 16>(rng, 2), order, dist, 0, 32, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_radix<double, std::uint64_t, 256, 16, kB, kS>(valid_counts<256, 16>(rng, 2), order, dist, 0, 64, rng)));
     }
   }
 }

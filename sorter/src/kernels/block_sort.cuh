@@ -444,14 +444,15 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
                                                 std::uint32_t window_first, std::uint32_t window_segments,
                                                 typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
   using Sorter = BlockSorter<Shape, Bits, Value>;
-  if constexpr (Sorter::kRadix8Ranges) {
-    if (window_segments <= 1) block_sort_task_radix8<Shape>(data, task, storage);
-    else block_sort_task_bitonic<Shape>(data, task, window_first, window_segments, storage);
-  } else if constexpr (Sorter::kBitonic)
+  if constexpr (Sorter::kBitonic) {
+    if constexpr (Sorter::kRadix8Ranges)
+      if (window_segments <= 1) return block_sort_task_radix8<Shape>(data, task, storage);  // one range
     block_sort_task_bitonic<Shape>(data, task, window_first, window_segments, storage);
-  else if constexpr (Sorter::kRadix8)
+  } else if constexpr (Sorter::kRadix8) {
     block_sort_task_radix8<Shape>(data, task, storage);  // no windows (dispatch offers none)
-  else block_sort_task_cub<Shape>(data, task, storage);  // no windows (dispatch offers none)
+  } else {
+    block_sort_task_cub<Shape>(data, task, storage);  // no windows (dispatch offers none)
+  }
 }
 
 /// One block per segment of class CLASS, then per MSD child of that size.
