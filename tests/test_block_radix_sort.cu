@@ -51,12 +51,16 @@ static_assert(sizeof(BlockRadixSort8<std::uint32_t, std::uint32_t, 1024, 23>::Te
 static_assert(sizeof(BlockRadixSort8<std::uint32_t, std::uint32_t, 1024, 24>::TempStorage) > 232448, "");
 static_assert(sizeof(BlockRadixSort8<std::uint32_t, std::uint32_t, 512, 50>::TempStorage) == 228672, "");
 
-/// Tile position of register r of thread t (written here independently of the header).
+/// Tile position of register r of thread t (written here independently of
+/// the header) in a tile of n valid items; -1 where the register holds none
+/// (warp_spread registers from ceil(n / T) on).
 template <Arrangement A, int T, int I>
-__host__ __device__ int position_of(int t, int r) {
+__host__ __device__ int position_of(int t, int r, int n = T * I) {
   if (A == Arrangement::blocked) return t * I + r;
   if (A == Arrangement::striped) return r * T + t;
-  return (t / 32) * (32 * I) + r * 32 + t % 32;
+  const int lane_items = A == Arrangement::warp_spread ? (n + T - 1) / T : I;
+  if (r >= lane_items) return -1;
+  return (t / 32) * (32 * lane_items) + r * 32 + t % 32;
 }
 
 /// How the kernel calls the sort: the arrangement-named wrappers (Sort,
@@ -78,9 +82,11 @@ __global__ void __launch_bounds__(T) radix_kernel(const K* in_keys, const HostVa
   HostValue<V> value[I];
 #pragma unroll
   for (int r = 0; r < I; ++r) {
-    // Slots past the valid prefix hold junk the sort must ignore.
-    key[r] = in_keys[tile + position_of<IN, T, I>(t, r)];
-    if constexpr (kWithValues<V>) value[r] = in_values[tile + position_of<IN, T, I>(t, r)];
+    // Slots past the valid prefix hold junk the sort must ignore; so do the
+    // registers a warp_spread tile leaves empty.
+    const int p = position_of<IN, T, I>(t, r, n);
+    key[r] = in_keys[tile + (p < 0 ? (r * 7919 + t) % Sort::kTileItems : p)];
+    if constexpr (kWithValues<V>) value[r] = in_values[tile + (p < 0 ? 0 : p)];
   }
   if constexpr (API == Api::encoded) {
     using Bits = typename Sort::Bits;
@@ -117,7 +123,10 @@ __global__ void __launch_bounds__(T) radix_kernel(const K* in_keys, const HostVa
 // ---------------------------------------------------------------------------
 
 const char* name_of(Arrangement a) {
-  return a == Arrangement::blocked ? "blocked" : a == Arrangement::striped ? "striped" : "warp_striped";
+  return a == Arrangement::blocked        ? "blocked"
+         : a == Arrangement::striped      ? "striped"
+         : a == Arrangement::warp_striped ? "warp_striped"
+                                          : "warp_spread";
 }
 
 
@@ -535,6 +544,41 @@ TEST(BlockRadixSort8, Shapes) {
   }
 }
 
+// warp_spread input (what the library's radix8 classes load): a partial
+// tile takes ceil(n / threads) registers in every warp; the registers past
+// them hold junk the sort must not touch. Every valid count of valid_counts
+// (whole and partial warps, registers of one item), keys alone and with 4-
+// and 8-byte values, full and partial bit ranges, every output arrangement.
+TEST(BlockRadixSort8, WarpSpreadInput) {
+  REQUIRE_CUDA_DEVICE();
+  Rng rng(tstest::test_seed());
+  constexpr auto kB = Arrangement::blocked;
+  constexpr auto kS = Arrangement::striped;
+  constexpr auto kW = Arrangement::warp_striped;
+  constexpr auto kP = Arrangement::warp_spread;
+  constexpr auto kAny = RadixMatch::match_any;
+  using u32 = std::uint32_t;
+  const auto counts = [&](std::vector<int> v, int tile, int threads) {
+    // Around every register count: k * threads and k * threads + 1.
+    for (int k = 1; k * threads <= tile; ++k) {
+      v.push_back(k * threads);
+      if (k * threads < tile) v.push_back(k * threads + 1);
+    }
+    return v;
+  };
+  for (Order order : {Order::ascending, Order::descending}) {
+    for (const auto& range : std::vector<std::pair<int, int>>{{0, 32}, {0, 16}, {3, 14}, {7, 7}}) {
+      SCOPED_TRACE(::testing::Message() << "bits [" << range.first << ", " << range.second << ")");
+      const Dist dist = order == Order::ascending ? Dist::uniform : Dist::few_unique;
+      ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 128, 8, kP, kS>(counts(valid_counts<128, 8>(rng), 1024, 128), order, dist, range.first, range.second, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_radix<u32, KeysOnly, 256, 8, kP, kS>(counts(valid_counts<256, 8>(rng), 2048, 256), order, dist, range.first, range.second, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_radix<u32, std::uint64_t, 256, 16, kP, kB, kAny>(counts(valid_counts<256, 16>(rng), 4096, 256), order, dist, range.first, range.second, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_radix<float, u32, 512, 16, kP, kW>(counts(valid_counts<512, 16>(rng, 2), 8192, 512), order, Dist::specials, 0, 32, rng)));
+      ASSERT_NO_FATAL_FAILURE((check_radix<u32, u32, 512, 8, kP, kS, RadixMatch::ballot, Api::encoded>(counts(valid_counts<512, 8>(rng, 2), 4096, 512), order, dist, range.first, range.second, rng)));
+    }
+  }
+}
+
 // Inputs that are easy to get wrong: all keys equal (one digit per pass:
 // stability alone decides), already sorted, reversed, few distinct keys,
 // only low 16 bits set; floats with NaNs and signed zeros.
@@ -569,6 +613,9 @@ TEST(BlockRadixSanitizer, PartialTiles) {
   check_radix<std::int32_t, std::uint32_t, 128, 4, kB, kS>({512, 100}, Order::ascending, Dist::uniform, 9, 9, rng);
   // Warps whose slice (32 x 16 items) holds only padding skip their passes.
   check_radix<std::uint32_t, std::uint32_t, 256, 16, kW, kS>({512, 513, 1535}, Order::ascending, Dist::uniform, 0, 32, rng);
+  // A partial tile spread over every warp, fewer registers each.
+  check_radix<std::uint32_t, std::uint32_t, 256, 8, Arrangement::warp_spread, kS>({2048, 1025, 257, 256, 1}, Order::ascending, Dist::uniform, 0, 32, rng);
+  check_radix<std::uint32_t, KeysOnly, 128, 8, Arrangement::warp_spread, kS>({1024, 640, 129}, Order::descending, Dist::few_unique, 2, 18, rng);
 }
 
 // ---------------------------------------------------------------------------

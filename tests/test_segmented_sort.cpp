@@ -960,9 +960,11 @@ TEST_F(SanitizerSegmentedSort, BitRangesAndFloatSpecials) {
   }
 }
 
+// 16-bit calls: the narrow radix kernel from 4097 keys, and radix8 for single
+// ranges in 513..2048 (keys alone too).
 TEST_F(SanitizerSegmentedSort, NarrowRadixClasses) {
   TS_TRACE_SEED();
-  const std::vector<std::uint64_t> sizes = {5000, 8192, 8193, 16384, 3, 12000};
+  const std::vector<std::uint64_t> sizes = {5000, 8192, 8193, 16384, 3, 12000, 600, 1024, 1500, 2048};
   for (ValueType vt : {ValueType::none, ValueType::b32, ValueType::b64}) {
     SCOPED_TRACE(name_of(vt));
     const HostCase c = make_case(KeyType::u32, vt, OffsetType::u32, sizes, Dist::uniform, rng_, 3, 3);

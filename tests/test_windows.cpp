@@ -169,17 +169,19 @@ TEST_F(SegmentedSortWindows, KeysAloneWindowsWithBitRanges) {
   }
 }
 
-// In 513..2048 keys, 32-bit keys with values sort a segment alone (or an
-// MSD child) with radix8 and a window with BlockSort, in one kernel. Runs of
+// In 513..2048 keys, a segment alone (or an MSD child) sorts with radix8 and
+// a window with BlockSort, in one kernel: always for 32-bit keys with
+// values, for keys alone when the range compares at most 16 bits. Runs of
 // segments that window (3 or 4 to a 2048-key tile) alternate with segments
 // sorted alone in the same classes, partial tiles of every warp count, and
-// segments of 65K-200K keys whose ~1K-key MSD children (16 bits left, or
-// fewer with a bit range) reach the same classes; 4- and 8-byte values,
-// partial bit ranges (stability among equal compared bits) and both orders.
+// segments of 65K-200K keys whose ~1K-key MSD children (24 bits left, or
+// fewer with a bit range) reach the same classes; 4- and 8-byte values and
+// none, bit ranges of at most 16 bits and wider partial ones (stability
+// among equal compared bits), and both orders.
 TEST_F(SegmentedSortWindows, RadixRangesBesideWindows) {
   TS_TRACE_SEED();
-  const int reps = small_mode() ? 4 : 12;
-  const ValueType values[] = {ValueType::b32, ValueType::b64};
+  const int reps = small_mode() ? 6 : 18;
+  const ValueType values[] = {ValueType::b32, ValueType::b64, ValueType::none};
   const KeyType keys[] = {KeyType::u32, KeyType::f32, KeyType::i32};
   for (int rep = 0; rep < reps; ++rep) {
     std::vector<std::uint64_t> sizes;
@@ -196,16 +198,19 @@ TEST_F(SegmentedSortWindows, RadixRangesBesideWindows) {
       sizes.push_back(len);
       total += len;
     }
-    const KeyType key = keys[rep % 3];
-    const ValueType value = values[(rep / 3) % 2];
+    const KeyType key = keys[(rep / 3) % 3];
+    const ValueType value = values[rep % 3];
     const Dist dist = all_dists()[rng_() % all_dists().size()];
     const HostCase c = make_case(key, value, OffsetType::u32, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
     RunOptions o = random_options(rng_, (rep & 1) ? Order::descending : Order::ascending, c);
     // Partial ranges of float bits have no defined order (the reference
-    // refuses them).
-    if (key != KeyType::f32 && rep % 3 != 0) {
-      o.begin_bit = int(rng_() % 12);
-      o.end_bit = o.begin_bit + 4 + int(rng_() % (29 - o.begin_bit));
+    // refuses them). The others: every bit, at most 16 bits (radix8 for
+    // keys alone too), or a wider partial range.
+    if (key != KeyType::f32) {
+      const unsigned pick = unsigned(rng_() % 4);
+      if (pick != 0) o.begin_bit = int(rng_() % 12);
+      if (pick == 1) o.end_bit = o.begin_bit + 1 + int(rng_() % 16);
+      if (pick >= 2) o.end_bit = o.begin_bit + 4 + int(rng_() % (29 - o.begin_bit));
     }
     SCOPED_TRACE(::testing::Message() << name_of(key) << "_" << name_of(value) << " " << name_of(dist) << " rep "
                                       << rep << " bits [" << o.begin_bit << ", " << o.end_bit << ")");

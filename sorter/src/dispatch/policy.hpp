@@ -58,7 +58,11 @@ struct Sm90Policy {
     // in the scratch so that 8 per lane did not spill, took fixed-64 u32
     // pairs from 0.222 to 0.256 ms and fixed-128 from 0.259 to 0.289; a
     // stable merge of 32-bit keys with their values in a second plane (no
-    // gather) from 0.218 to 0.279 and from 0.252 to 0.321.
+    // gather) from 0.218 to 0.279 and from 0.252 to 0.321. Networks of 8
+    // keys per lane with positions (8 x 8 and 16 x 8; 64 registers spilled
+    // 176 bytes, so 3 blocks per SM at 80) lost too: fixed-64 u32 pairs
+    // 0.216 -> 0.258 ms, fixed-112 0.284 -> 0.351, fixed-64 u64 keys with
+    // u32 values 0.362 -> 0.449, uniform:33:128 u32 pairs 0.314 -> 0.339.
     template <int KEY_BYTES, bool TRACK_INDEX>
     static constexpr bool kMergeKeys = KEY_BYTES == 4 && !TRACK_INDEX;
     template <int KEY_BYTES, bool TRACK_INDEX>
@@ -215,11 +219,30 @@ struct Sm90Policy {
   // 0.233 -> 0.176, fixed-2048 0.245 -> 0.181; no row slower. The pack
   // costs (kClassCost, kGroupCost, kNarrowCostPercent) are still
   // BlockSort's, which windows keep.
+  // Keys alone take radix8 there for ranges of at most 24 compared bits
+  // (kRadix8KeysAloneBits): MSD children (a 2^26-key segment's are about
+  // 1K keys with 16 bits left, a 2^18-key one's with 24), and calls of at
+  // most 24 bits. Same-run A/B on the H200, u32 keys, BlockSort on the keys
+  // themselves -> radix8 up to 16 bits -> up to 24: one 2^26 segment 2.228
+  // -> 2.038 -> 2.004 ms, fixed-262144 0.424 -> 0.422 -> 0.415,
+  // fixed-2^24 0.570 -> 0.567 -> 0.566. (Full 32-bit ranges keep
+  // BlockSort, which beat radix8 on keys alone from 2049 to 8192 keys.)
+  // Every radix8 shape but 512 x 32 spreads a partial tile over all its
+  // warps (kRadix8Spread: ceil(n / threads) registers per lane instead of
+  // full registers in the first warps). Same-run A/B on the H200, u32
+  // pairs: fixed-1100 0.401 -> 0.389 ms, fixed-1300 0.382 -> 0.370,
+  // fixed-3000 0.323 -> 0.315, lognormal:6.5:1 0.415 -> 0.408, bits [0,
+  // 16) fixed-640 0.225 -> 0.214; tiles16-4M bin_and_sort 0.800 -> 0.788;
+  // full tiles, one 2^26 segment and the rest within 0.8%.
   struct Min7Radix8Ranges : Min7 {
     static constexpr bool kRadix8Ranges = true;
+    static constexpr int kRadix8KeysAloneBits = 24;
+    static constexpr bool kRadix8Spread = true;
   };
   struct Radix5Min4Radix8Ranges : Radix5Min4 {
     static constexpr bool kRadix8Ranges = true;
+    static constexpr int kRadix8KeysAloneBits = 24;
+    static constexpr bool kRadix8Spread = true;
   };
   // 2049..16384, 32-bit keys with values: block::BlockRadixSort8 (radix8),
   // once its ranking found lanes with equal digits in 4 instructions per
@@ -257,6 +280,7 @@ struct Sm90Policy {
     static constexpr bool kNarrowRadix = true;
     static constexpr bool kStageValues = true;  // the narrow radix kernel's values
     static constexpr bool kWindows = false;
+    static constexpr bool kRadix8Spread = true;
   };
   struct Radix8Min4 : Radix8Base {
     static constexpr int kMinBlocks = 4;
@@ -267,7 +291,10 @@ struct Sm90Policy {
     static constexpr int kMinBlocks = 2;
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;
   };
+  // 512 x 32 loads warp-striped: warp_spread took its u32-pair kernel from
+  // 36 to 144 bytes of spills at 128 registers.
   struct Radix8KeysAlone : Radix8Base {
+    static constexpr bool kRadix8Spread = false;
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::radix8;
   };
   using BlockShapes =

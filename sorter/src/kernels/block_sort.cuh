@@ -67,10 +67,18 @@ struct BlockSorter {
   using Radix8Payload =
       std::conditional_t<!kHasValues<Value>, KeysOnly, std::conditional_t<sizeof(Value) == 4, Value, std::uint32_t>>;
   using Radix8 = block::BlockRadixSort8<std::uint32_t, Radix8Payload, Shape::kThreads, Shape::kItemsMax>;
-  // A bitonic shape whose single ranges of 32-bit keys with values take
-  // radix8 (Shape::kRadix8Ranges); its windows keep BlockSort.
-  static constexpr bool kRadix8Ranges =
+  // A bitonic shape whose single ranges take radix8 (Shape::kRadix8Ranges):
+  // 32-bit keys with values always, 32-bit keys alone when the range compares
+  // at most kRadix8KeyRangeBits bits. Its windows keep BlockSort.
+  static constexpr bool kRadix8PairRanges =
       Shape::kRadix8Ranges && kBitonic && kHasValues<Value> && sizeof(Bits) == 4;
+  static constexpr int kRadix8KeyRangeBits =
+      Shape::kRadix8Ranges && kBitonic && !kHasValues<Value> && sizeof(Bits) == 4 ? Shape::kRadix8KeysAloneBits : 0;
+  static constexpr bool kRadix8Ranges = kRadix8PairRanges || kRadix8KeyRangeBits > 0;
+  // Whether radix8 takes every single range of at most 16 compared bits, so
+  // that BlockSort's narrow network never runs.
+  static constexpr bool kRadix8TakesNarrowRanges =
+      kRadix8PairRanges || kRadix8KeyRangeBits >= NarrowSortWord::kKeyBits;
   static constexpr bool kRadix8GathersValues = (kRadix8 || kRadix8Ranges) && kHasValues<Value> && sizeof(Value) != 4;
   using Position = std::conditional_t<kBitonic, std::uint32_t,
                                       std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>>;
@@ -108,6 +116,12 @@ struct BlockSorter {
     // segments). Apart from the union, so they load while the keys do.
     std::uint32_t window_offsets[kBitonic && Shape::kWindows ? Shape::kTileItems / 2 + 2 : 1];
   };
+  /// Whether a single range (not a window) sorts with radix8 in a
+  /// kRadix8Ranges shape.
+  static __device__ __forceinline__ bool radix8_takes_range(const Task& task, int begin_bit) {
+    if constexpr (kRadix8PairRanges) return true;
+    else return task_high_bit(task) - begin_bit <= kRadix8KeyRangeBits;
+  }
   /// radix8's storage: the shape's sort, or its single ranges' own.
   static __device__ __forceinline__ auto& radix8_storage(TempStorage& storage) {
     if constexpr (kRadix8Ranges) return storage.radix8_ranges;
@@ -190,9 +204,9 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   // At most 16 bits to compare (quantised depths, or the last bits under an
   // MSD split): (key, position) fits one 32-bit word, half the data to move.
   // Bits above the task's high bit are equal within it, so they can go.
-  // (Not where single ranges take radix8: a window never sorts narrow words.)
+  // (Not where radix8 takes those ranges: a window never sorts narrow words.)
   constexpr bool kNarrowCapable = sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems &&
-                                  Shape::kNarrowWords && !Sorter::kRadix8Ranges;
+                                  Shape::kNarrowWords && !Sorter::kRadix8TakesNarrowRanges;
   // Keys alone, every bit compared: equal keys are identical, so the sort
   // needs no positions and moves the keys themselves (KeyWord), the narrow
   // words' size with nothing to gather back. It serves MSD children too
@@ -385,17 +399,23 @@ __device__ __forceinline__ void block_sort_task_narrow_radix(
 }
 
 /// block::BlockRadixSort8 path (32-bit keys): warp-striped loads straight
-/// from global memory (the sort's native input, no transpose), passes over
-/// the task's compared bits, striped result (coalesced stores). 4-byte
-/// values move with the keys; 8-byte ones are gathered through positions.
+/// from global memory (the sort's native input, no transpose; a partial
+/// tile spread over every warp where Shape::kRadix8Spread), passes over the
+/// task's compared bits, striped result (coalesced stores). 4-byte values
+/// move with the keys; 8-byte ones are gathered through positions.
 template <class Shape, class Bits, class Value>
 __device__ __forceinline__ void block_sort_task_radix8(const SortData<Bits, Value>& data, const Task& task,
                                                    typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
   using Sorter = BlockSorter<Shape, Bits, Value>;
   using Payload = typename Sorter::Radix8Payload;
   constexpr int kItems = Shape::kItemsMax;
+  constexpr block::Arrangement kIn =
+      Shape::kRadix8Spread ? block::Arrangement::warp_spread : block::Arrangement::warp_striped;
   const int t = threadIdx.x;
-  const std::uint32_t warp_first = std::uint32_t(t / 32) * 32u * kItems + std::uint32_t(t % 32);
+  // Registers per lane: all of them, or (warp_spread) what the task needs.
+  const std::uint32_t lane_items =
+      kIn == block::Arrangement::warp_spread ? (task.length + Shape::kThreads - 1) / Shape::kThreads : kItems;
+  const std::uint32_t warp_first = std::uint32_t(t / 32) * 32u * lane_items + std::uint32_t(t % 32);
   const Bits* src_keys = data.key_source(task) + task.begin;
   const Value* src_values = data.value_source(task) + task.begin;
 
@@ -404,19 +424,18 @@ __device__ __forceinline__ void block_sort_task_radix8(const SortData<Bits, Valu
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const std::uint32_t p = warp_first + std::uint32_t(i) * 32u;
-    key[i] = p < task.length ? data.codec.encode(src_keys[p]) : kAllOnes<Bits>;
+    const bool valid = std::uint32_t(i) < lane_items && p < task.length;
+    key[i] = valid ? data.codec.encode(src_keys[p]) : kAllOnes<Bits>;
     if constexpr (Sorter::kRadix8GathersValues) payload[i] = p;
-    else if constexpr (kHasValues<Value>) payload[i] = p < task.length ? src_values[p] : Value{};
+    else if constexpr (kHasValues<Value>) payload[i] = valid ? src_values[p] : Value{};
   }
   const int high_bit = task_high_bit(task);
   const int begin_bit = high_bit > data.begin_bit ? data.begin_bit : high_bit;  // none left: input order
   typename Sorter::Radix8 sort(Sorter::radix8_storage(storage));
   if constexpr (kHasValues<Value>)
-    sort.template SortEncoded<block::Arrangement::warp_striped, block::Arrangement::striped>(
-        key, payload, int(task.length), begin_bit, high_bit);
+    sort.template SortEncoded<kIn, block::Arrangement::striped>(key, payload, int(task.length), begin_bit, high_bit);
   else
-    sort.template SortEncoded<block::Arrangement::warp_striped, block::Arrangement::striped>(
-        key, int(task.length), begin_bit, high_bit);
+    sort.template SortEncoded<kIn, block::Arrangement::striped>(key, int(task.length), begin_bit, high_bit);
 
   if constexpr (Sorter::kRadix8GathersValues) {
     __syncthreads();  // the sort's storage becomes the staging area
@@ -446,7 +465,8 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
   using Sorter = BlockSorter<Shape, Bits, Value>;
   if constexpr (Sorter::kBitonic) {
     if constexpr (Sorter::kRadix8Ranges)
-      if (window_segments <= 1) return block_sort_task_radix8<Shape>(data, task, storage);  // one range
+      if (window_segments <= 1 && Sorter::radix8_takes_range(task, data.begin_bit))  // one range
+        return block_sort_task_radix8<Shape>(data, task, storage);
     block_sort_task_bitonic<Shape>(data, task, window_first, window_segments, storage);
   } else if constexpr (Sorter::kRadix8) {
     block_sort_task_radix8<Shape>(data, task, storage);  // no windows (dispatch offers none)

@@ -83,6 +83,12 @@ enum class Arrangement {
   blocked,       ///< thread t, register r: position t * ITEMS + r
   striped,       ///< thread t, register r: position r * BLOCK_THREADS + t (output only)
   warp_striped,  ///< warp w, lane l, register r: position w * 32 * ITEMS + r * 32 + l
+  /// Input only: warp-striped over the n = ceil(valid_items / BLOCK_THREADS)
+  /// registers a partial tile needs (warp w, lane l, register r < n:
+  /// position w * 32 * n + r * 32 + l; registers r >= n hold nothing). A
+  /// partial tile then spreads over every warp, each ranking n registers,
+  /// rather than filling its first warps; a full tile is warp_striped.
+  warp_spread,
 };
 
 namespace detail {
@@ -304,6 +310,21 @@ class BlockRadixSort8 {
     for (int r = 0; r < kItems; ++r) keys[r] = bit_cast_to<Key>(codec.decode(bits[r]));
   }
 
+  /// The order the passes rank in: warp-striped over `lane_items` registers
+  /// per lane (warp w, lane l, register r: position w * 32 * lane_items +
+  /// r * 32 + l). A full-tile order has lane_items == ITEMS_PER_THREAD,
+  /// known at compile time, so holds() folds away.
+  struct RankOrder {
+    int lane_items;
+    int base_position;  // of register 0
+    int base_slot;      // padded
+    __device__ __forceinline__ RankOrder(int t, int items)
+        : lane_items(items), base_position((t >> 5) * 32 * items + (t & 31)), base_slot((t >> 5) * 33 * items + (t & 31)) {}
+    __device__ __forceinline__ bool holds(int r) const { return r < lane_items; }
+    __device__ __forceinline__ int position(int r) const { return base_position + r * 32; }
+    __device__ __forceinline__ int slot(int r) const { return base_slot + r * 33; }
+  };
+
   // --- tile planes: key planes, then value planes, each padded ----------------
   // Plane accessors take a padded slot (slot_of, or Layout::padded of a rank).
   __device__ __forceinline__ void store_key(int a, Bits key) { store_in_planes(storage_.planes, kStride, a, key); }
@@ -388,7 +409,8 @@ class BlockRadixSort8 {
   /// warp, then the tile rank; keys die at their scatter, and the values are
   /// loaded only after it, so a pass holds about two words per item.
   template <bool WITH_VALUES, class V>
-  __device__ __forceinline__ void rank_and_scatter(int t, const Bits (&key)[ITEMS_PER_THREAD],
+  __device__ __forceinline__ void rank_and_scatter(int t, const RankOrder& order,
+                                                   const Bits (&key)[ITEMS_PER_THREAD],
                                                    V (&value)[ITEMS_PER_THREAD], int shift, int bits,
                                                    bool warp_has_items) {
     std::uint32_t* counters = storage_.counters;
@@ -413,6 +435,7 @@ class BlockRadixSort8 {
     if (warp_has_items) {
 #pragma unroll
       for (int r = 0; r < kItems; ++r) {
+        if (!order.holds(r)) break;  // warp-uniform
         const std::uint32_t d = digit_of(key[r], shift, mask);
         const std::uint32_t peers = peers_of(d);
         std::uint32_t* counter = warp_counters + d * kCounterStride;
@@ -429,6 +452,7 @@ class BlockRadixSort8 {
     if (warp_has_items) {
 #pragma unroll
       for (int r = 0; r < kItems; ++r) {
+        if (!order.holds(r)) break;
         item[r] = warp_counters[(item[r] >> 16) * kCounterStride] + (item[r] & 0xFFFFu);
         store_key(Layout::padded(int(item[r])), key[r]);
       }
@@ -436,12 +460,18 @@ class BlockRadixSort8 {
     if constexpr (WITH_VALUES) {
       if (warp_has_items) {
 #pragma unroll
-        for (int r = 0; r < kItems; ++r) load_value(slot_of<Arrangement::warp_striped>(t, r), value[r]);
+        for (int r = 0; r < kItems; ++r) {
+          if (!order.holds(r)) break;
+          load_value(order.slot(r), value[r]);
+        }
       }
       __syncthreads();  // every value is read before any is overwritten
       if (warp_has_items) {
 #pragma unroll
-        for (int r = 0; r < kItems; ++r) store_value(Layout::padded(int(item[r])), value[r]);
+        for (int r = 0; r < kItems; ++r) {
+          if (!order.holds(r)) break;
+          store_value(Layout::padded(int(item[r])), value[r]);
+        }
       }
     }
   }
@@ -449,21 +479,35 @@ class BlockRadixSort8 {
   template <Arrangement IN, Arrangement OUT, bool WITH_VALUES, class V>
   __device__ __forceinline__ void sort_bits(Bits (&key)[ITEMS_PER_THREAD], V (&value)[ITEMS_PER_THREAD],
                                             int valid_items, int begin_bit, int end_bit) {
-    static_assert(IN == Arrangement::blocked || IN == Arrangement::warp_striped, "input: blocked or warp-striped");
+    static_assert(IN == Arrangement::blocked || IN == Arrangement::warp_striped || IN == Arrangement::warp_spread,
+                  "input: blocked, warp-striped or warp-spread");
+    static_assert(OUT != Arrangement::warp_spread, "warp_spread is an input arrangement");
     const int t = int(threadIdx.x);
+    // The ranking order is warp-striped over `lane_items` registers: all of
+    // them, or for warp_spread input the ones the valid items need.
+    const RankOrder order(t, IN == Arrangement::warp_spread ? (valid_items + BLOCK_THREADS - 1) / BLOCK_THREADS
+                                                            : kItems);
+    const auto in_slot = [&](int r) {
+      if constexpr (IN == Arrangement::warp_spread) return order.slot(r);
+      else return slot_of<IN>(t, r);
+    };
     // Padding is all ones in every digit and comes after every real item, so
     // the stable passes put it last.
 #pragma unroll
-    for (int r = 0; r < kItems; ++r)
-      if (index_of<IN>(t, r) >= valid_items) key[r] = Bits(~Bits(0));
+    for (int r = 0; r < kItems; ++r) {
+      const int position = IN == Arrangement::warp_spread ? order.position(r) : index_of<IN>(t, r);
+      if (position >= valid_items) key[r] = Bits(~Bits(0));
+    }
 
-    // The warp's slice of the tile, [warp * 32 * ITEMS, (warp + 1) * 32 *
-    // ITEMS), is the same in the blocked and warp-striped arrangements.
-    const bool warp_has_items = (t >> 5) * (32 * kItems) < valid_items;
+    // The warp's slice of the tile, [warp * 32 * n, (warp + 1) * 32 * n)
+    // with n registers per lane, is the same in the blocked and warp-striped
+    // arrangements.
+    const bool warp_has_items = order.position(0) - (t & 31) < valid_items;
     if (begin_bit >= end_bit) {  // nothing to compare: input order, rearranged
       if constexpr (IN != OUT) {
 #pragma unroll
-        for (int r = 0; r < kItems; ++r) store_item<WITH_VALUES>(slot_of<IN>(t, r), key[r], value[r]);
+        for (int r = 0; r < kItems; ++r)
+          if (order.holds(r)) store_item<WITH_VALUES>(in_slot(r), key[r], value[r]);
         __syncthreads();
 #pragma unroll
         for (int r = 0; r < kItems; ++r) load_item<WITH_VALUES>(slot_of<OUT>(t, r), key[r], value[r]);
@@ -474,7 +518,8 @@ class BlockRadixSort8 {
     // shared memory between passes (rank_and_scatter).
     if constexpr (WITH_VALUES) {
 #pragma unroll
-      for (int r = 0; r < kItems; ++r) store_value(slot_of<IN>(t, r), value[r]);
+      for (int r = 0; r < kItems; ++r)
+        if (order.holds(r)) store_value(in_slot(r), value[r]);
     }
     if constexpr (IN == Arrangement::blocked) {
       // Keys to the ranking order: each warp's slice of the tile is the same
@@ -489,11 +534,12 @@ class BlockRadixSort8 {
 #pragma unroll 1
     for (int shift = begin_bit; shift < end_bit; shift += kRadixBits) {
       const int bits = end_bit - shift < kRadixBits ? end_bit - shift : kRadixBits;
-      rank_and_scatter<WITH_VALUES>(t, key, value, shift, bits, warp_has_items);
+      rank_and_scatter<WITH_VALUES>(t, order, key, value, shift, bits, warp_has_items);
       __syncthreads();  // the tile is in rank order
       if (shift + kRadixBits < end_bit) {
 #pragma unroll
-        for (int r = 0; r < kItems; ++r) load_key(slot_of<Arrangement::warp_striped>(t, r), key[r]);
+        for (int r = 0; r < kItems; ++r)
+          if (order.holds(r)) load_key(order.slot(r), key[r]);
       }
     }
 #pragma unroll
