@@ -94,7 +94,8 @@ enum class BlockAlgorithm { bitonic, radix, radix8, merge, none };
 /// - kRadix8Spread: radix8 loads a partial tile spread over every warp
 ///   (block::Arrangement::warp_spread: ceil(n / threads) items per lane)
 ///   instead of filling the first warps, so each warp ranks fewer registers
-///   in its serial per-register chain. Off where it made a kernel spill.
+///   in its serial per-register chain; full tiles pay for the runtime
+///   register count (Sm90Policy keeps it off: see its radix8 shapes).
 /// - kKeyWords: such keys, when every bit is compared, are sorted as
 ///   themselves (block::BlockSort::SortEncodedKeys, no positions). A third
 ///   network beside the others costs registers, so a shape it makes spill

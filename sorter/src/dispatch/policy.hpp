@@ -227,22 +227,22 @@ struct Sm90Policy {
   // -> 2.038 -> 2.004 ms, fixed-262144 0.424 -> 0.422 -> 0.415,
   // fixed-2^24 0.570 -> 0.567 -> 0.566. (Full 32-bit ranges keep
   // BlockSort, which beat radix8 on keys alone from 2049 to 8192 keys.)
-  // Every radix8 shape but 512 x 32 spreads a partial tile over all its
-  // warps (kRadix8Spread: ceil(n / threads) registers per lane instead of
-  // full registers in the first warps). Same-run A/B on the H200, u32
-  // pairs: fixed-1100 0.401 -> 0.389 ms, fixed-1300 0.382 -> 0.370,
-  // fixed-3000 0.323 -> 0.315, lognormal:6.5:1 0.415 -> 0.408, bits [0,
-  // 16) fixed-640 0.225 -> 0.214; tiles16-4M bin_and_sort 0.800 -> 0.788;
-  // full tiles, one 2^26 segment and the rest within 0.8%.
+  // No radix8 shape spreads a partial tile over all its warps
+  // (kRadix8Spread, block::Arrangement::warp_spread): what it gains on
+  // partial tiles its runtime register count costs on full ones. Same-run
+  // A/B on the H200, u32 pairs, warp-striped -> spread in every radix8
+  // class but 512 x 32: fixed-1100 0.397 -> 0.388 ms, fixed-1300 0.380 ->
+  // 0.370, bits [0, 16) fixed-640 0.223 -> 0.214, but fixed-1024 0.280 ->
+  // 0.292, fixed-2048 0.297 -> 0.306, fixed-4096 0.286 -> 0.293, bits [0,
+  // 16) fixed-1024 0.171 -> 0.180, fixed-2048 0.180 -> 0.188, one 2^26
+  // segment 2.563 -> 2.592; mixed lengths and bin_and_sort within 1%.
   struct Min7Radix8Ranges : Min7 {
     static constexpr bool kRadix8Ranges = true;
     static constexpr int kRadix8KeysAloneBits = 24;
-    static constexpr bool kRadix8Spread = true;
   };
   struct Radix5Min4Radix8Ranges : Radix5Min4 {
     static constexpr bool kRadix8Ranges = true;
     static constexpr int kRadix8KeysAloneBits = 24;
-    static constexpr bool kRadix8Spread = true;
   };
   // 2049..16384, 32-bit keys with values: block::BlockRadixSort8 (radix8),
   // once its ranking found lanes with equal digits in 4 instructions per
@@ -280,7 +280,6 @@ struct Sm90Policy {
     static constexpr bool kNarrowRadix = true;
     static constexpr bool kStageValues = true;  // the narrow radix kernel's values
     static constexpr bool kWindows = false;
-    static constexpr bool kRadix8Spread = true;
   };
   struct Radix8Min4 : Radix8Base {
     static constexpr int kMinBlocks = 4;
@@ -291,10 +290,7 @@ struct Sm90Policy {
     static constexpr int kMinBlocks = 2;
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;
   };
-  // 512 x 32 loads warp-striped: warp_spread took its u32-pair kernel from
-  // 36 to 144 bytes of spills at 128 registers.
   struct Radix8KeysAlone : Radix8Base {
-    static constexpr bool kRadix8Spread = false;
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::radix8;
   };
   using BlockShapes =
