@@ -544,7 +544,8 @@ TEST(BlockRadixSort8, Shapes) {
   }
 }
 
-// warp_spread input (what the library's radix8 classes load): a partial
+// warp_spread input (a partial tile over every warp; measured and not used
+// by the library's classes, bench/results/h200-2026-12-03-60b6fa0-ab.md): a partial
 // tile takes ceil(n / threads) registers in every warp; the registers past
 // them hold junk the sort must not touch. Every valid count of valid_counts
 // (whole and partial warps, registers of one item), keys alone and with 4-
