@@ -91,11 +91,6 @@ enum class BlockAlgorithm { bitonic, radix, radix8, merge, none };
 ///   compares at most this many bits (MSD children, narrow calls) sort with
 ///   block::BlockRadixSort8 too; 0: never. With every bit compared BlockSort
 ///   on the keys themselves was faster.
-/// - kRadix8Spread: radix8 loads a partial tile spread over every warp
-///   (block::Arrangement::warp_spread: ceil(n / threads) items per lane)
-///   instead of filling the first warps, so each warp ranks fewer registers
-///   in its serial per-register chain; full tiles pay for the runtime
-///   register count (Sm90Policy keeps it off: see its radix8 shapes).
 /// - kKeyWords: such keys, when every bit is compared, are sorted as
 ///   themselves (block::BlockSort::SortEncodedKeys, no positions). A third
 ///   network beside the others costs registers, so a shape it makes spill
@@ -112,7 +107,6 @@ struct BlockSortOptions {
   static constexpr bool kKeyWords = true;
   static constexpr bool kRadix8Ranges = false;
   static constexpr int kRadix8KeysAloneBits = 0;
-  static constexpr bool kRadix8Spread = false;
 };
 
 /// A one-block shape: ALGORITHM for 32-bit keys with values, FALLBACK for
@@ -136,7 +130,6 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr bool kKeyWords = OPTIONS_::kKeyWords;
   static constexpr bool kRadix8Ranges = OPTIONS_::kRadix8Ranges;
   static constexpr int kRadix8KeysAloneBits = OPTIONS_::kRadix8KeysAloneBits;
-  static constexpr bool kRadix8Spread = OPTIONS_::kRadix8Spread;
 };
 
 /// The algorithm a block shape uses for keys of KEY_BYTES, with or without values.

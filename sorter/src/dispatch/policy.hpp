@@ -227,9 +227,9 @@ struct Sm90Policy {
   // -> 2.038 -> 2.004 ms, fixed-262144 0.424 -> 0.422 -> 0.415,
   // fixed-2^24 0.570 -> 0.567 -> 0.566. (Full 32-bit ranges keep
   // BlockSort, which beat radix8 on keys alone from 2049 to 8192 keys.)
-  // No radix8 shape spreads a partial tile over all its warps
-  // (kRadix8Spread, block::Arrangement::warp_spread): what it gains on
-  // partial tiles its runtime register count costs on full ones. Same-run
+  // Radix8 tiles load warp-striped: a partial tile spread over every warp
+  // (block::Arrangement::warp_spread) gained on partial tiles what its
+  // runtime register count cost full ones, so the option went. Same-run
   // A/B on the H200, u32 pairs, warp-striped -> spread in every radix8
   // class but 512 x 32: fixed-1100 0.397 -> 0.388 ms, fixed-1300 0.380 ->
   // 0.370, bits [0, 16) fixed-640 0.223 -> 0.214, but fixed-1024 0.280 ->

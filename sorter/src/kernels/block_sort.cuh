@@ -399,23 +399,18 @@ __device__ __forceinline__ void block_sort_task_narrow_radix(
 }
 
 /// block::BlockRadixSort8 path (32-bit keys): warp-striped loads straight
-/// from global memory (the sort's native input, no transpose; a partial
-/// tile spread over every warp where Shape::kRadix8Spread), passes over the
-/// task's compared bits, striped result (coalesced stores). 4-byte values
-/// move with the keys; 8-byte ones are gathered through positions.
+/// from global memory (the sort's native input, no transpose), passes over
+/// the task's compared bits, striped result (coalesced stores). 4-byte
+/// values move with the keys; 8-byte ones are gathered through positions.
 template <class Shape, class Bits, class Value>
 __device__ __forceinline__ void block_sort_task_radix8(const SortData<Bits, Value>& data, const Task& task,
                                                    typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
   using Sorter = BlockSorter<Shape, Bits, Value>;
   using Payload = typename Sorter::Radix8Payload;
   constexpr int kItems = Shape::kItemsMax;
-  constexpr block::Arrangement kIn =
-      Shape::kRadix8Spread ? block::Arrangement::warp_spread : block::Arrangement::warp_striped;
+  constexpr block::Arrangement kIn = block::Arrangement::warp_striped;
   const int t = threadIdx.x;
-  // Registers per lane: all of them, or (warp_spread) what the task needs.
-  const std::uint32_t lane_items =
-      kIn == block::Arrangement::warp_spread ? (task.length + Shape::kThreads - 1) / Shape::kThreads : kItems;
-  const std::uint32_t warp_first = std::uint32_t(t / 32) * 32u * lane_items + std::uint32_t(t % 32);
+  const std::uint32_t warp_first = std::uint32_t(t / 32) * 32u * kItems + std::uint32_t(t % 32);
   const Bits* src_keys = data.key_source(task) + task.begin;
   const Value* src_values = data.value_source(task) + task.begin;
 
@@ -424,7 +419,7 @@ __device__ __forceinline__ void block_sort_task_radix8(const SortData<Bits, Valu
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const std::uint32_t p = warp_first + std::uint32_t(i) * 32u;
-    const bool valid = std::uint32_t(i) < lane_items && p < task.length;
+    const bool valid = p < task.length;
     key[i] = valid ? data.codec.encode(src_keys[p]) : kAllOnes<Bits>;
     if constexpr (Sorter::kRadix8GathersValues) payload[i] = p;
     else if constexpr (kHasValues<Value>) payload[i] = valid ? src_values[p] : Value{};
