@@ -438,6 +438,36 @@ TEST_F(SegmentedSortBitRanges, NarrowRangesThroughTheRadixClasses) {
   }
 }
 
+// 64-bit keys sort with BlockRadixSort8 from 257 to 16384 keys (cub's merge
+// sort below): every value width, both orders, full and partial bit ranges
+// (integers; floats take every bit), lengths at and around every class edge
+// from 129 and through the MSD path above.
+TEST_F(SegmentedSortBitRanges, WideKeysThroughTheRadix8Classes) {
+  TS_TRACE_SEED();
+  const std::vector<std::pair<int, int>> ranges = {{0, 64}, {5, 37}, {32, 64}, {60, 64}, {0, 8}, {17, 33}};
+  std::vector<std::uint64_t> sizes = {255, 256, 257, 300, 511, 512, 513, 1024, 1025, 1500, 2048, 2049,
+                                      4096, 4097, 8192, 8193, 12000, 16383, 16384, 16385, 0, 1, 2};
+  if (!small_mode()) sizes.insert(sizes.end(), {40000, 70000});
+  const Dist dists[] = {Dist::uniform, Dist::few_unique, Dist::low16, Dist::presorted};
+  int i = 0;
+  for (KeyType kt : {KeyType::u64, KeyType::i64, KeyType::f64}) {
+    for (ValueType vt : {ValueType::none, ValueType::b32, ValueType::b64}) {
+      for (auto [b, e] : ranges) {
+        if (kt == KeyType::f64 && (b != 0 || e != 64)) continue;  // float keys take no partial ranges in the reference
+        const Order order = (i % 2) ? Order::descending : Order::ascending;
+        const Dist dist = kt == KeyType::f64 && (i % 4) == 2 ? Dist::specials : dists[i % 4];
+        ++i;
+        SCOPED_TRACE(::testing::Message() << name_of(kt) << " values " << name_of(vt) << " bits [" << b << "," << e
+                                          << ") " << name_of(order) << " " << name_of(dist));
+        std::shuffle(sizes.begin(), sizes.end(), rng_);
+        const HostCase c = make_case(kt, vt, (i % 3) ? OffsetType::u32 : OffsetType::u64, sizes, dist, rng_,
+                                     random_pad(rng_), random_pad(rng_));
+        ASSERT_NO_FATAL_FAILURE(sort_bits_and_check(stream_, rng_, c, order, b, e));
+      }
+    }
+  }
+}
+
 // Buckets of one to several histogram spans (16 chunks of 4096 keys), and the
 // grouping of their MSD children: children of every length from 0 up, in
 // runs that fill a tile exactly, end just past one, or straddle one block's
@@ -909,7 +939,8 @@ TEST_F(SanitizerSegmentedSort, EveryClassEveryInstance) {
   for (const Combo& p : instance_combos()) {
     SCOPED_TRACE(combo_name(p));
     auto sizes = boundary_sizes(8193);
-    sizes.push_back(12000);  // above the one-block classes: MSD rounds
+    sizes.push_back(12000);  // the 8193..16384 class, which every key type takes
+    sizes.push_back(20000);  // above the one-block classes: MSD rounds
     std::shuffle(sizes.begin(), sizes.end(), rng_);
     const HostCase c = make_case(p.key, p.value, p.offset, sizes, Dist::uniform, rng_, 5, 5);
     RunOptions o = random_options(rng_, p.order, c);

@@ -44,30 +44,27 @@ struct GroupShape {
 
 /// How a one-block shape sorts: block::BlockSort (the public device API:
 /// bitonic network below 1024 items, warp runs + merges from 1024 on;
-/// independent of the bits),
-/// cub::BlockRadixSort with RADIX_BITS-bit digits (cost grows with the
-/// compared bits), or cub::BlockMergeSort (independent of the bits).
-/// `radix8` is the public device API's block::BlockRadixSort8 (8-bit LSD
-/// passes over the compared bits; keys and 32-bit values move through
-/// shared memory, wider values travel as positions and are gathered; a
-/// partial tile costs its warps that hold keys). 32-bit keys only.
-/// `none` (only as a fallback) leaves the shape to 32-bit keys with values:
-/// for the other types the class is empty and its ranges go to the next
-/// larger path.
-enum class BlockAlgorithm { bitonic, radix, radix8, merge, none };
+/// independent of the bits), block::BlockRadixSort8 (the device API's
+/// 8-bit LSD passes over the compared bits, so its cost falls with them;
+/// keys and 32-bit values move through shared memory, wider values travel
+/// as positions and are gathered; a partial tile costs its warps that hold
+/// keys), or cub::BlockMergeSort (independent of the bits). `none` (only
+/// as a fallback) leaves the shape to 32-bit keys with values: for the
+/// other types the class is empty and its ranges go to the next larger
+/// path.
+enum class BlockAlgorithm { bitonic, radix8, merge, none };
 
-/// Options of a one-block shape's BlockSort and cub paths. A shape names
+/// Options of a one-block shape's sorts. A shape names
 /// only what it changes, by deriving from these defaults (as CUB's tuning
-/// policies do), so `BlockSortShape<256, 8, bitonic, radix, Radix5Min4>`
+/// policies do), so `BlockSortShape<256, 8, bitonic, radix8, Min4>`
 /// reads without counting positional parameters.
-/// - kRadixBits: digit bits of the cub radix path.
 /// - kNarrowWords: sorts of at most 16 compared bits use (16-bit key, 16-bit
 ///   position) words (block::BlockSort::SortPositionsNarrow), half the data
 ///   of the usual words. The second network costs registers, so shapes whose
 ///   occupancy or spills it hurts turn it off.
 /// - kNarrowRadix: those same (16-bit key, 16-bit position) words are sorted
 ///   by block::BlockRadixSort8 instead (two 8-bit passes over one 32-bit
-///   plane), in place of BlockSort's narrow network or the cub radix sort.
+///   plane), in place of BlockSort's narrow network.
 ///   Its cost falls with the compared bits; it pays from 8K-item tiles on.
 /// - kStageValues: values are gathered into shared memory instead of
 ///   registers (keys, positions and values of 16 items do not fit the 64
@@ -96,7 +93,6 @@ enum class BlockAlgorithm { bitonic, radix, radix8, merge, none };
 ///   network beside the others costs registers, so a shape it makes spill
 ///   turns it off.
 struct BlockSortOptions {
-  static constexpr int kRadixBits = 4;
   static constexpr bool kNarrowWords = true;
   static constexpr bool kNarrowRadix = false;
   static constexpr bool kStageValues = false;
@@ -118,7 +114,6 @@ template <int THREADS_, int ITEMS_, BlockAlgorithm ALGORITHM_, BlockAlgorithm FA
 struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr BlockAlgorithm kAlgorithm = ALGORITHM_;
   static constexpr BlockAlgorithm kFallbackAlgorithm = FALLBACK_;
-  static constexpr int kRadixBits = OPTIONS_::kRadixBits;
   static constexpr bool kNarrowWords = OPTIONS_::kNarrowWords;
   static constexpr bool kNarrowRadix = OPTIONS_::kNarrowRadix;
   static constexpr bool kStageValues = OPTIONS_::kStageValues;

@@ -139,10 +139,7 @@ struct Sm90Policy {
   // merges, its default strategy there). Ascending sizes; a segment goes to
   // the first shape that holds it, so a short segment never pays for a much
   // larger tile.
-  // The 8193..16384 shape needs 1024 threads x 16 items: BlockSort's words
-  // (8.25 bytes per item) fit in 227 KB, cub's radix exchange for 64-bit keys
-  // would spill at 64 registers per thread, so 64-bit keys take the MSD path
-  // from 8193 keys. Narrow words stay off in the 64x4 shape (they
+  // Narrow words stay off in the 64x4 shape (they
   // took it from 56 to 64 registers; fixed-256 u32 pairs 4.04 -> 4.24 x copy)
   // and in the 1024-thread one (spills). 256x8 and 256x16 are compiled for
   // 4 and 3 blocks per SM with u32 pairs (64 and 80 registers instead of 80
@@ -162,10 +159,7 @@ struct Sm90Policy {
   struct WideWordsKeysAlone : WideWords {
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;
   };
-  struct Radix5 : BlockSortOptions {
-    static constexpr int kRadixBits = 5;
-  };
-  struct Radix5Min4 : Radix5 {
+  struct Min4 : BlockSortOptions {
     static constexpr int kMinBlocks = 4;
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;  // see Min7
   };
@@ -240,7 +234,7 @@ struct Sm90Policy {
     static constexpr bool kRadix8Ranges = true;
     static constexpr int kRadix8KeysAloneBits = 24;
   };
-  struct Radix5Min4Radix8Ranges : Radix5Min4 {
+  struct Min4Radix8Ranges : Min4 {
     static constexpr bool kRadix8Ranges = true;
     static constexpr int kRadix8KeysAloneBits = 24;
   };
@@ -276,7 +270,6 @@ struct Sm90Policy {
   // ranking fix in 8193..16384 too); bin_and_sort with 16-bit depths 7-13%
   // faster.
   struct Radix8Base : BlockSortOptions {
-    static constexpr int kRadixBits = 5;  // the cub fallback's (64-bit keys)
     static constexpr bool kNarrowRadix = true;
     static constexpr bool kStageValues = true;  // the narrow radix kernel's values
     static constexpr bool kWindows = false;
@@ -293,14 +286,27 @@ struct Sm90Policy {
   struct Radix8KeysAlone : Radix8Base {
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::radix8;
   };
+  // 64-bit keys take radix8 from 257 keys to 16384 (the shapes' FALLBACK;
+  // 8 passes over all 64 bits, fewer over a partial range or an MSD
+  // child's), cub's merge sort in 129..256. Against cub's radix sort (4-bit
+  // digits to 1024 keys, 5-bit to 8192, the MSD rounds above), same-run A/B
+  // on the H200, u64 keys + u32 values: fixed-300 2.510 -> 0.875 ms,
+  // fixed-512 1.535 -> 0.620, fixed-1024 0.885 -> 0.556, fixed-3000 1.169
+  // -> 0.737, fixed-4096 0.914 -> 0.618, fixed-8192 0.843 -> 0.735,
+  // fixed-10000 1.295 -> 1.009, fixed-16384 0.945 -> 0.853, tiles16-4M
+  // 1.167 -> 0.840, powerlaw 0.986 -> 0.909, fixed-65536 1.237 -> 0.895,
+  // fixed-2^20 1.296 -> 1.040, one 2^26 segment 6.101 -> 4.653 (the
+  // 512 x 32 kernel spills 892 bytes with u32 values and still gains).
+  // Radix8 in 129..256 took twice as long as the merge sort (fixed-160
+  // 0.562 -> 1.110 ms, and MSD children: fixed-40000 0.955 -> 1.388).
   using BlockShapes =
       std::tuple<BlockSortShape<64, 4, BlockAlgorithm::bitonic, BlockAlgorithm::merge, WideWordsKeysAlone>,  // 129..256
-                 BlockSortShape<64, 8, BlockAlgorithm::bitonic, BlockAlgorithm::none, Min14>,             // 257..512
-                 BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Min7Radix8Ranges>,  // 513..1024
-                 BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix, Radix5Min4Radix8Ranges>,  // 1025..2048
-                 BlockSortShape<256, 16, BlockAlgorithm::radix8, BlockAlgorithm::radix, Radix8Min4>,      // 2049..4096
-                 BlockSortShape<512, 16, BlockAlgorithm::radix8, BlockAlgorithm::radix, Radix8Min2>,      // 4097..8192
-                 BlockSortShape<512, 32, BlockAlgorithm::radix8, BlockAlgorithm::none, Radix8KeysAlone>>;  // 8193..16384
+                 BlockSortShape<64, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix8, Min14>,            // 257..512
+                 BlockSortShape<128, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix8, Min7Radix8Ranges>,  // 513..1024
+                 BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix8, Min4Radix8Ranges>,  // 1025..2048
+                 BlockSortShape<256, 16, BlockAlgorithm::radix8, BlockAlgorithm::radix8, Radix8Min4>,     // 2049..4096
+                 BlockSortShape<512, 16, BlockAlgorithm::radix8, BlockAlgorithm::radix8, Radix8Min2>,     // 4097..8192
+                 BlockSortShape<512, 32, BlockAlgorithm::radix8, BlockAlgorithm::radix8, Radix8KeysAlone>>;  // 8193..16384
   // Windows (kernels/classify.cuh): consecutive segments that would leave
   // much of their class's tile empty share a larger tile instead. The choice
   // weighs each class's cost per item at a full tile, in hundredths of a

@@ -7,14 +7,14 @@
 //    position) words and returns, per rank, the input position, striped so
 //    that stores coalesce. Cost n log^2 n, independent of the bits; the
 //    fastest for tiles up to 1024 pairs of 32-bit keys.
-//  * radix: stable LSD radix sort over the compared bit range
-//    (cub::BlockRadixSort), so fewer bits means fewer passes.
 //  * radix8: the public device API's block::BlockRadixSort8, stable LSD
-//    radix with 8-bit digits over the compared bit range; 32-bit keys.
-//  * merge: cub::BlockMergeSort, cost independent of the bits.
+//    radix with 8-bit digits over the compared bit range, so fewer bits
+//    means fewer passes; every key width.
+//  * merge: cub::BlockMergeSort, cost independent of the bits (64-bit keys
+//    of 129..256).
 //
 // Except in radix8, values never travel through the sort: each key carries
-// its position in the segment (16-bit for the cub sorts, which keeps their
+// its position in the segment (16-bit for the merge sort, which keeps its
 // exchanges at 2 bytes per key) and values are gathered once at the end.
 // radix8 moves 4-byte values with the keys (a pass scatters both in shared
 // memory, so a gather would save nothing) and positions for 8-byte ones.
@@ -22,7 +22,6 @@
 
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_merge_sort.cuh>
-#include <cub/block/block_radix_sort.cuh>
 
 #include "core/block_shape.hpp"
 #include "kernels/common.cuh"
@@ -51,22 +50,20 @@ struct OptionalStorage<true, Sort> {
 
 template <class Shape, class Bits, class Value>
 struct BlockSorter {
-  static_assert(Shape::kTileItems <= 65536, "cub positions are 16-bit");
+  static_assert(Shape::kTileItems <= 65536, "the merge sort's positions are 16-bit");
   static constexpr BlockAlgorithm kAlgorithm = block_algorithm_for<Shape, Bits, Value>();
   static_assert(kAlgorithm != BlockAlgorithm::none, "this shape has no algorithm for these types");
   static constexpr bool kBitonic = kAlgorithm == BlockAlgorithm::bitonic;
-  static constexpr bool kRadix = kAlgorithm == BlockAlgorithm::radix;
   static constexpr bool kRadix8 = kAlgorithm == BlockAlgorithm::radix8;
   // Sorts of at most 16 compared bits: (16-bit key, 16-bit position) words
   // through BlockRadixSort8 (block_sort_task_narrow_radix).
   static constexpr bool kNarrowRadix =
       Shape::kNarrowRadix && sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems;
-  static_assert(!kRadix8 || sizeof(Bits) == 4, "radix8 sorts 32-bit keys");
   // What travels beside a key in radix8: the value (4 bytes), its position
   // (8-byte values, gathered at the end), or nothing.
   using Radix8Payload =
       std::conditional_t<!kHasValues<Value>, KeysOnly, std::conditional_t<sizeof(Value) == 4, Value, std::uint32_t>>;
-  using Radix8 = block::BlockRadixSort8<std::uint32_t, Radix8Payload, Shape::kThreads, Shape::kItemsMax>;
+  using Radix8 = block::BlockRadixSort8<Bits, Radix8Payload, Shape::kThreads, Shape::kItemsMax>;
   // A bitonic shape whose single ranges take radix8 (Shape::kRadix8Ranges):
   // 32-bit keys with values always, 32-bit keys alone when the range compares
   // at most kRadix8KeyRangeBits bits. Its windows keep BlockSort.
@@ -87,9 +84,7 @@ struct BlockSorter {
   // takes encoded bits.
   using Sort = std::conditional_t<
       kBitonic, block::BlockSort<Bits, KeysOnly, Shape::kThreads, Shape::kItemsMax>,
-      std::conditional_t<
-          kRadix, cub::BlockRadixSort<Bits, Shape::kThreads, Shape::kItemsMax, Position, Shape::kRadixBits>,
-          std::conditional_t<kRadix8, Radix8, cub::BlockMergeSort<Bits, Shape::kThreads, Shape::kItemsMax, Position>>>>;
+      std::conditional_t<kRadix8, Radix8, cub::BlockMergeSort<Bits, Shape::kThreads, Shape::kItemsMax, Position>>>;
   // Staging serves BlockSort's value gather and the narrow radix kernel's.
   static constexpr bool kStageValues = kHasValues<Value> && Shape::kStageValues && (kBitonic || kNarrowRadix);
   using NarrowRadix = block::BlockRadixSort8<std::uint32_t, KeysOnly, Shape::kThreads, Shape::kItemsMax>;
@@ -294,9 +289,9 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
       [&](int i, std::uint32_t p) { return Sorter::gathered_value(storage, value, i, p); });
 }
 
-/// cub::BlockRadixSort / cub::BlockMergeSort path.
+/// cub::BlockMergeSort path.
 template <class Shape, class Bits, class Value>
-__device__ __forceinline__ void block_sort_task_cub(const SortData<Bits, Value>& data, const Task& task,
+__device__ __forceinline__ void block_sort_task_merge(const SortData<Bits, Value>& data, const Task& task,
                                                 typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
   using Sorter = BlockSorter<Shape, Bits, Value>;
   constexpr int kItems = Shape::kItemsMax;
@@ -317,27 +312,17 @@ __device__ __forceinline__ void block_sort_task_cub(const SortData<Bits, Value>&
   }
   __syncthreads();  // storage.load and storage.sort alias
 
-  // Radix: the result is striped (coalesced stores). Merge: blocked. A
-  // range with no bits left to compare is already in order.
-  const int high_bit = task_high_bit(task);
-  const bool needs_sort = high_bit > data.begin_bit;
-  const bool striped = Sorter::kRadix && needs_sort;
-  if (needs_sort) {
+  // The result is blocked. A range with no bits left to compare is already
+  // in order.
+  if (task_high_bit(task) > data.begin_bit) {
     typename Sorter::Sort sort(storage.sort);
-    if constexpr (Sorter::kRadix) {
-      if constexpr (kHasValues<Value>) sort.SortBlockedToStriped(key, position, data.begin_bit, high_bit);
-      else sort.SortBlockedToStriped(key, data.begin_bit, high_bit);
-    } else {
-      // Bits above high_bit are equal within the range, so the call's mask is right.
-      const Bits mask = data.compare_mask;
-      const auto less = [mask](const Bits& a, const Bits& b) { return (a & mask) < (b & mask); };
-      if constexpr (kHasValues<Value>) sort.StableSort(key, position, less, int(task.length), kAllOnes<Bits>);
-      else sort.StableSort(key, less, int(task.length), kAllOnes<Bits>);
-    }
+    // Bits above the range's high bit are equal within it, so the call's mask is right.
+    const Bits mask = data.compare_mask;
+    const auto less = [mask](const Bits& a, const Bits& b) { return (a & mask) < (b & mask); };
+    if constexpr (kHasValues<Value>) sort.StableSort(key, position, less, int(task.length), kAllOnes<Bits>);
+    else sort.StableSort(key, less, int(task.length), kAllOnes<Bits>);
   }
-  const auto tile_position = [&](int i) {
-    return striped ? std::uint32_t(i * Shape::kThreads + t) : std::uint32_t(t * kItems + i);
-  };
+  const auto tile_position = [&](int i) { return std::uint32_t(t * kItems + i); };
 
   Value value[kItems];
   if constexpr (kHasValues<Value>) {
@@ -398,7 +383,7 @@ __device__ __forceinline__ void block_sort_task_narrow_radix(
       [&](int i, std::uint32_t p) { return Sorter::gathered_value(storage, value, i, p); });
 }
 
-/// block::BlockRadixSort8 path (32-bit keys): warp-striped loads straight
+/// block::BlockRadixSort8 path (any key width): warp-striped loads straight
 /// from global memory (the sort's native input, no transpose), passes over
 /// the task's compared bits, striped result (coalesced stores). 4-byte
 /// values move with the keys; 8-byte ones are gathered through positions.
@@ -466,7 +451,7 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
   } else if constexpr (Sorter::kRadix8) {
     block_sort_task_radix8<Shape>(data, task, storage);  // no windows (dispatch offers none)
   } else {
-    block_sort_task_cub<Shape>(data, task, storage);  // no windows (dispatch offers none)
+    block_sort_task_merge<Shape>(data, task, storage);  // no windows (dispatch offers none)
   }
 }
 
