@@ -814,10 +814,12 @@ TEST_F(SegmentedSortMaxSize, PlanOf2p31Minus1Items) {
 
 // ---------------------------------------------------------------------------
 // The warp classes' merge sort (32-bit keys alone, all bits: 33..64 keys in
-// 8 lanes x 8, 65..128 in 16 lanes x 8) and the networks beside it (values,
-// partial bit ranges, 64-bit keys): every length of both classes, runs of
-// one length so that consecutive segments share a warp, odd counts so that
-// a warp's last groups have no segment, every key distribution, both orders.
+// 8 lanes x 8, 65..112 in 16 lanes x 7, 113..128 in 16 lanes x 8) and the
+// networks beside it (values, partial bit ranges, 64-bit keys): every length
+// of both classes, runs of one length so that consecutive segments share a
+// warp, 112 and 113 side by side so that a warp's pair straddles the short
+// shape, odd counts so that a warp's last groups have no segment, every key
+// distribution, both orders.
 // ---------------------------------------------------------------------------
 using SegmentedSortWarpMerge = GpuTest;
 
@@ -833,6 +835,8 @@ TEST_F(SegmentedSortWarpMerge, EveryLengthOfTheMergeClasses) {
       const std::uint64_t run = 33 + rng_() % 96;
       for (int k = 0; k < 7; ++k) sizes.push_back(run);
       std::shuffle(sizes.begin(), sizes.end(), rng_);
+      // Side by side, so that warps take pairs of one range each side of 112.
+      for (int k = 0; k < 9; ++k) sizes.push_back(k % 2 ? 113 : 112);
       auto [b, e] = ranges[i++ % ranges.size()];
       if (is_float(p.key)) b = 0, e = -1;  // float keys: the total order, all bits
       SCOPED_TRACE(::testing::Message() << combo_name(p) << " " << name_of(dist) << " bits [" << b << "," << e << ")");
@@ -1023,7 +1027,8 @@ TEST_F(SanitizerSegmentedSort, MsdSpans) {
 
 // The warp merge sort's shared scratch (keys alone) and, in the same
 // kernel, the networks that keys with positions (partial bits) or values
-// keep; 33..130 keys cross both merge classes.
+// keep; 33..130 keys cross both merge classes and the 65..128 class's
+// short shape (16 x 7 up to 112 keys) in a kernel of its own.
 TEST_F(SanitizerSegmentedSort, WarpMergeClass) {
   TS_TRACE_SEED();
   struct Kind {

@@ -46,6 +46,25 @@ cudaError_t launch_block_classes(const SortCall& call, const SortData<Bits, Valu
   }
 }
 
+/// Launches warp_class_kernel for class CLASS where the policy gives it a
+/// kernel of its own (Warp::own_kernel) and the call's ranges can reach it.
+template <class Warp, int CLASS, class Bits, class Value>
+cudaError_t launch_own_warp_class(const SortCall& call, const SortData<Bits, Value>& data, bool track) {
+  if constexpr (!Warp::own_kernel(CLASS)) {
+    return cudaSuccess;
+  } else {
+    constexpr std::uint64_t kShortest = (8u << CLASS) / 2 + 1;  // the class's tile is 8 << CLASS keys
+    if (call.max_range < kShortest) return cudaSuccess;
+    const auto tracked = warp_class_kernel<Warp, CLASS, true, Bits, Value>;
+    if constexpr (kHasValues<Value>) {  // values always track positions
+      return launch_persistent(tracked, Warp::kThreads, 0, call.stream, call.programmatic, 0, data, call.lists);
+    } else {
+      const auto kernel = track ? tracked : warp_class_kernel<Warp, CLASS, false, Bits, Value>;
+      return launch_persistent(kernel, Warp::kThreads, 0, call.stream, call.programmatic, 0, data, call.lists);
+    }
+  }
+}
+
 /// The sort kernels' typed view of the call.
 template <class Bits, class Value>
 SortData<Bits, Value> sort_data(const SortCall& call) {
@@ -110,6 +129,10 @@ cudaError_t launch_sorts(const SortCall& call) {
     const auto kernel = track ? warp_sort_kernel<Warp, true, Bits, Value>
                               : warp_sort_kernel<Warp, false, Bits, Value>;
     if ((err = launch_persistent(kernel, kThreads, 0, call.stream, call.programmatic, 0, data, lists))) return err;
+    // Classes with kernels of their own, longest first, unless the plan's
+    // ranges cannot reach them.
+    if ((err = launch_own_warp_class<Warp, kClassWarp128>(call, data, track))) return err;
+    if ((err = launch_own_warp_class<Warp, kClassWarp64>(call, data, track))) return err;
   }
 
   // 3. One block per segment (and per MSD child of that size), one launch

@@ -72,6 +72,30 @@ struct Sm90Policy {
                            GroupShape<16, 4, kLayout>>,
         std::conditional_t<kMergeKeys<KEY_BYTES, TRACK_INDEX>, GroupShape<16, 8, kLayout, WarpAlgorithm::merge>,
                            GroupShape<32, 4, kLayout>>>;
+    // The 65..128 class's ranges of up to 112 keys, where the class merges:
+    // 16 lanes x 7 keys (CUB's medium-segment shape) instead of 16 x 8. A
+    // warp takes two listed ranges and sorts them in the class shape when
+    // either is longer. void: the class shape sorts every range. For pairs
+    // a stable merge of 16 x 7 keys with their values in a second plane
+    // lost to the network in the same kernel (H200, fixed-112 u32 pairs
+    // 0.305 against 0.254 ms; ncu at fixed-96: 1,008 warp instructions per
+    // segment, cub's 16 x 7 merge about 600), with the loads and stores
+    // transposed through the scratch 0.265.
+    template <int KEY_BYTES, bool TRACK_INDEX>
+    using ShortShape128 = std::conditional_t<kMergeKeys<KEY_BYTES, TRACK_INDEX>,
+                                             GroupShape<16, 7, kLayout, WarpAlgorithm::merge>, void>;
+    // Classes sorted by a kernel of their own (warp_class_kernel, launched
+    // after the list kernel and overlapping it) instead of the list kernel.
+    // Same-run A/Bs on the H200 against the list kernel taking 65..128
+    // (2 and 3 passes): u32 pairs fixed-96 0.326 -> 0.307 ms, fixed-112
+    // 0.286 -> 0.269, fixed-128 0.253 -> 0.239, uniform:65:128 0.327 ->
+    // 0.311, uniform:33:128 0.315 -> 0.298; keys alone (with the 16 x 7
+    // shape above) fixed-72 0.260 -> 0.240, fixed-112 0.188 -> 0.170; 64-bit
+    // keys within 1%. Calls whose plan allows such segments but has none pay
+    // its launch: fixed-64 u32 pairs 0.217 -> 0.220, tiles16-1M 0.133 ->
+    // 0.136. Giving 33..64 a kernel too took fixed-64 u32 pairs to 0.206 but
+    // tiles16-1M keys alone from 0.114 to 0.124.
+    static constexpr bool own_kernel(int size_class) { return size_class == kClassWarp128; }
     // The walk's shapes for keys of KEY_BYTES and values of VALUE_BYTES (0:
     // none).
     template <int KEY_BYTES, int VALUE_BYTES>

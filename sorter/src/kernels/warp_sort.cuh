@@ -4,18 +4,21 @@
 // through shared memory (warp/warp_merge_sort.cuh) instead of the network.
 //
 // Every warp class and the small ranges that the MSD path produced are
-// sorted by two kernels. The walk takes batches of 32 consecutive segments
+// sorted by three kernels. The walk takes batches of 32 consecutive segments
 // straight from the offsets and sorts the ones of up to PackTable::walk_max
 // keys (16 or 32 by type, Policy::walk_max), so classification neither lists
 // nor windows them and no warp chases a list entry to their offsets. The
 // list kernel walks a virtual task space [class 0 warps | class 1 warps |
 // ... | child tasks]: the longer warp-class segments, those whose window fell
-// through, and MSD children. Every count comes from device memory, so the
-// grids are persistent and sized by the GPU, not by the data.
+// through, and MSD children. The 65..128 class has a kernel of its own
+// (warp_class_kernel, Policy::Warp::own_kernel), which overlaps the list
+// kernel. Every count comes from device memory, so the grids are persistent
+// and sized by the GPU, not by the data.
 #pragma once
 
 #include <algorithm>
 #include <tuple>
+#include <type_traits>
 
 #include "kernels/common.cuh"
 #include "kernels/pack.cuh"
@@ -30,30 +33,54 @@ namespace detail {
 template <class Tuning, int CLASS, int KEY_BYTES, bool TRACK_INDEX>
 using WarpClassShape = std::tuple_element_t<CLASS, typename Tuning::template ClassShapes<KEY_BYTES, TRACK_INDEX>>;
 
+/// The shape that sorts class CLASS's shorter ranges, where the policy gives
+/// one (Tuning::ShortShape128), else void.
+template <class Tuning, int CLASS, int KEY_BYTES, bool TRACK_INDEX>
+using WarpShortShape =
+    std::conditional_t<CLASS == kClassWarp128, typename Tuning::template ShortShape128<KEY_BYTES, TRACK_INDEX>, void>;
+
+/// Listed ranges one warp task of class CLASS takes.
+template <class Tuning, int CLASS, int KEY_BYTES, bool TRACK_INDEX>
+constexpr std::uint32_t ranges_per_warp() {
+  using Short = WarpShortShape<Tuning, CLASS, KEY_BYTES, TRACK_INDEX>;
+  if constexpr (std::is_void_v<Short>) return 32 / WarpClassShape<Tuning, CLASS, KEY_BYTES, TRACK_INDEX>::kGroup;
+  else return 32 / Short::kGroup;
+}
+
 template <class Tuning, int KEY_BYTES, bool TRACK_INDEX>
 __device__ __forceinline__ std::uint32_t groups_per_warp(int size_class) {
   switch (size_class) {
-    case kClassWarp8: return 32 / WarpClassShape<Tuning, kClassWarp8, KEY_BYTES, TRACK_INDEX>::kGroup;
-    case kClassWarp16: return 32 / WarpClassShape<Tuning, kClassWarp16, KEY_BYTES, TRACK_INDEX>::kGroup;
-    case kClassWarp32: return 32 / WarpClassShape<Tuning, kClassWarp32, KEY_BYTES, TRACK_INDEX>::kGroup;
-    case kClassWarp64: return 32 / WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, TRACK_INDEX>::kGroup;
-    default: return 32 / WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, TRACK_INDEX>::kGroup;
+    case kClassWarp8: return ranges_per_warp<Tuning, kClassWarp8, KEY_BYTES, TRACK_INDEX>();
+    case kClassWarp16: return ranges_per_warp<Tuning, kClassWarp16, KEY_BYTES, TRACK_INDEX>();
+    case kClassWarp32: return ranges_per_warp<Tuning, kClassWarp32, KEY_BYTES, TRACK_INDEX>();
+    case kClassWarp64: return ranges_per_warp<Tuning, kClassWarp64, KEY_BYTES, TRACK_INDEX>();
+    default: return ranges_per_warp<Tuning, kClassWarp128, KEY_BYTES, TRACK_INDEX>();
   }
 }
 
 /// Items per lane of a group shape's merge sort, 0 for a network.
 template <class Shape>
 constexpr int merge_items_of() {
-  return Shape::kAlgorithm == WarpAlgorithm::merge ? Shape::kItems : 0;
+  if constexpr (std::is_void_v<Shape>) return 0;
+  else return Shape::kAlgorithm == WarpAlgorithm::merge ? Shape::kItems : 0;
 }
 
-/// Items per lane of the listed classes' merge sorts (0 when none merges):
-/// what a warp's shared scratch must hold.
+/// Items per lane of class CLASS's merge sorts (its shape's and its short
+/// ranges'), 0 when it merges none.
+template <class Tuning, int CLASS, int KEY_BYTES, bool TRACK_INDEX>
+constexpr int class_merge_items() {
+  return std::max(merge_items_of<WarpClassShape<Tuning, CLASS, KEY_BYTES, TRACK_INDEX>>(),
+                  merge_items_of<WarpShortShape<Tuning, CLASS, KEY_BYTES, TRACK_INDEX>>());
+}
+
+/// Items per lane of the merge sorts of the classes the list kernel sorts
+/// (0 when none merges): what a warp's shared scratch must hold there.
 template <class Tuning, int KEY_BYTES, bool TRACK_INDEX>
 constexpr int merge_items_max() {
-  return std::max({merge_items_of<WarpClassShape<Tuning, kClassWarp32, KEY_BYTES, TRACK_INDEX>>(),
-                   merge_items_of<WarpClassShape<Tuning, kClassWarp64, KEY_BYTES, TRACK_INDEX>>(),
-                   merge_items_of<WarpClassShape<Tuning, kClassWarp128, KEY_BYTES, TRACK_INDEX>>()});
+  constexpr auto listed = [](int size_class, int items) { return Tuning::own_kernel(size_class) ? 0 : items; };
+  return std::max({listed(kClassWarp32, class_merge_items<Tuning, kClassWarp32, KEY_BYTES, TRACK_INDEX>()),
+                   listed(kClassWarp64, class_merge_items<Tuning, kClassWarp64, KEY_BYTES, TRACK_INDEX>()),
+                   listed(kClassWarp128, class_merge_items<Tuning, kClassWarp128, KEY_BYTES, TRACK_INDEX>())});
 }
 
 /// 32-bit keys with positions: the network sorts one 64-bit word per item,
@@ -148,18 +175,40 @@ __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data
   }
 }
 
+/// Warp task `warp_task` of class CLASS: ranges_per_warp() consecutive
+/// listed ranges, one per group of the class shape; where the class has a
+/// short shape, one per group of that when all of them fit it, else in
+/// rounds of the class shape.
 template <class Tuning, int CLASS, bool TRACK_INDEX, class Bits, class Value>
 __device__ __forceinline__ void warp_sort_class(const SortData<Bits, Value>& data, const WorkLists& lists,
                                                 std::uint32_t region_begin, std::uint32_t count,
                                                 std::uint32_t warp_task, std::uint32_t* warp_scratch) {
   using Shape = WarpClassShape<Tuning, CLASS, int(sizeof(Bits)), TRACK_INDEX>;
-  constexpr int kGroupsPerWarp = 32 / Shape::kGroup;
+  using Short = WarpShortShape<Tuning, CLASS, int(sizeof(Bits)), TRACK_INDEX>;
+  constexpr std::uint32_t kRanges = ranges_per_warp<Tuning, CLASS, int(sizeof(Bits)), TRACK_INDEX>();
+  constexpr std::uint32_t kGroupsPerWarp = 32 / Shape::kGroup;
   const int lane = threadIdx.x & 31;
-  const std::uint32_t segment = warp_task * kGroupsPerWarp + std::uint32_t(lane / Shape::kGroup);
-  Task task{0, 0, 0};
-  if (segment < count) task = data.window_task(lists.class_segments[region_begin + segment]);
-  warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX, Shape::kLayout, Shape::kAlgorithm>(
-      data, task, lane % Shape::kGroup, warp_scratch);
+  const std::uint32_t first = warp_task * kRanges;
+  const auto listed_task = [&](std::uint32_t k) {  // the warp's k-th range, or none
+    Task task{0, 0, 0};
+    if (k < kRanges && first + k < count) task = data.window_task(lists.class_segments[region_begin + first + k]);
+    return task;
+  };
+  if constexpr (!std::is_void_v<Short>) {
+    static_assert(kRanges % kGroupsPerWarp == 0, "the class shape's rounds cover the warp's ranges");
+    const Task task = listed_task(std::uint32_t(lane / Short::kGroup));
+    if (__all_sync(0xffffffffu, task.length <= std::uint32_t(Short::kGroup * Short::kItems))) {
+      warp_sort_task<Short::kGroup, Short::kItems, TRACK_INDEX, Short::kLayout, Short::kAlgorithm>(
+          data, task, lane % Short::kGroup, warp_scratch);
+      return;
+    }
+  }
+#pragma unroll 1
+  for (std::uint32_t round = 0; round < kRanges / kGroupsPerWarp; ++round) {
+    const Task task = listed_task(round * kGroupsPerWarp + std::uint32_t(lane / Shape::kGroup));
+    warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX, Shape::kLayout, Shape::kAlgorithm>(
+        data, task, lane % Shape::kGroup, warp_scratch);
+  }
 }
 
 /// A child range (from the MSD path) of up to kWarpSortMax keys, sorted by a whole warp.
@@ -280,6 +329,31 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks)
     walk_segments<Tuning, WALK_MAX, TRACK_INDEX>(data, pack, batch * 32, num_segments);
 }
 
+/// A warp class with a kernel of its own (Tuning::own_kernel): its code,
+/// registers and shared scratch apart from the list kernel's. It overlaps
+/// the list kernel, which waited for everything before it, as the one-block
+/// classes do: its ranges are its own.
+template <class Tuning, int CLASS, bool TRACK_INDEX, class Bits, class Value>
+__global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks)
+    warp_class_kernel(SortData<Bits, Value> data, WorkLists lists) {
+  static_assert(Tuning::own_kernel(CLASS), "the list kernel sorts this class");
+  enter_overlapped_kernel();
+  constexpr int kMergeItems = class_merge_items<Tuning, CLASS, int(sizeof(Bits)), TRACK_INDEX>();
+  constexpr int kScratchWords = kMergeItems ? warp::merge_scratch_words<kMergeItems, std::uint32_t>() : 1;
+  __shared__ std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
+  if (!sort_aborted(lists)) {
+    constexpr std::uint32_t kRanges = ranges_per_warp<Tuning, CLASS, int(sizeof(Bits)), TRACK_INDEX>();
+    const std::uint32_t region = class_region_begin(*lists.counters, CLASS);
+    const std::uint32_t count = lists.counters->class_count[CLASS];
+    const std::uint32_t warp_tasks = (count + kRanges - 1) / kRanges;
+    const std::uint32_t warp_id = (blockIdx.x * Tuning::kThreads + threadIdx.x) / 32;
+    const std::uint32_t num_warps = gridDim.x * (Tuning::kThreads / 32);
+    for (std::uint32_t v = warp_id; v < warp_tasks; v += num_warps)
+      warp_sort_class<Tuning, CLASS, TRACK_INDEX>(data, lists, region, count, v, merge_scratch[threadIdx.x / 32]);
+  }
+  leave_overlapped_kernel();
+}
+
 template <class Tuning, bool TRACK_INDEX, class Bits, class Value>
 __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
   // Always waits at entry, even with nothing to do: the one-block classes
@@ -306,11 +380,11 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
     std::uint32_t region = 0, warps = 0;
 #pragma unroll
     for (int c = 0; c < kNumWarpClasses; ++c) {
-      const std::uint32_t n = counters.class_count[c];
+      const std::uint32_t n = Tuning::own_kernel(c) ? 0u : counters.class_count[c];  // else its own kernel's
       space.count[c] = n;
       space.region_begin[c] = region;
       space.first_warp[c] = warps;
-      region += n;
+      region += counters.class_count[c];  // the class lists lie in class order
       const std::uint32_t groups = groups_per_warp<Tuning, int(sizeof(Bits)), TRACK_INDEX>(c);
       warps += (n + groups - 1) / groups;
     }
@@ -338,14 +412,15 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
     const std::uint32_t n = space.count[c];
     // The walk takes every segment of up to 16 keys (Policy::walk_max), so
     // the 2..8 and 9..16 lists are empty and c is at least kClassWarp32.
+    const auto listed = [&](auto size_class) {
+      constexpr int kClass = decltype(size_class)::value;
+      if constexpr (!Tuning::own_kernel(kClass))
+        warp_sort_class<Tuning, kClass, TRACK_INDEX>(data, lists, region, n, t, warp_scratch);
+    };
     switch (c) {
-      case kClassWarp32:
-        warp_sort_class<Tuning, kClassWarp32, TRACK_INDEX>(data, lists, region, n, t, warp_scratch);
-        break;
-      case kClassWarp64:
-        warp_sort_class<Tuning, kClassWarp64, TRACK_INDEX>(data, lists, region, n, t, warp_scratch);
-        break;
-      default: warp_sort_class<Tuning, kClassWarp128, TRACK_INDEX>(data, lists, region, n, t, warp_scratch); break;
+      case kClassWarp32: listed(std::integral_constant<int, kClassWarp32>()); break;
+      case kClassWarp64: listed(std::integral_constant<int, kClassWarp64>()); break;
+      default: listed(std::integral_constant<int, kClassWarp128>()); break;
     }
   }
 }
