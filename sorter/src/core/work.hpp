@@ -33,6 +33,8 @@ enum SizeClass : int {
   kClassNone = -1,  // 0 or 1 key: nothing to do
 };
 constexpr std::uint32_t kWarpSortMax = 128;
+/// The most keys a range of warp class c holds (its tile): 8, 16, ... 128.
+constexpr std::uint32_t warp_class_tile(int c) { return 8u << c; }
 // MSD children are binned too: list 0 feeds the warp kernel, list 1 + b the
 // block class b, so no kernel scans ranges that are not its own.
 constexpr int kNumChildLists = 1 + kNumBlockClasses;

@@ -46,22 +46,27 @@ cudaError_t launch_block_classes(const SortCall& call, const SortData<Bits, Valu
   }
 }
 
-/// Launches warp_class_kernel for class CLASS where the policy gives it a
-/// kernel of its own (Warp::own_kernel) and the call's ranges can reach it.
-template <class Warp, int CLASS, class Bits, class Value>
-cudaError_t launch_own_warp_class(const SortCall& call, const SortData<Bits, Value>& data, bool track) {
-  if constexpr (!Warp::own_kernel(CLASS)) {
+/// Launches warp_class_kernel for every warp class the policy gives a
+/// kernel of its own (Warp::own_kernel; the list kernel skips those), largest
+/// first, unless the call's ranges cannot reach the class; stops at the
+/// first error.
+template <class Warp, int CLASS = kNumWarpClasses - 1, class Bits, class Value>
+cudaError_t launch_own_warp_classes(const SortCall& call, const SortData<Bits, Value>& data, bool track) {
+  if constexpr (CLASS < 0) {
     return cudaSuccess;
   } else {
-    constexpr std::uint64_t kShortest = (8u << CLASS) / 2 + 1;  // the class's tile is 8 << CLASS keys
-    if (call.max_range < kShortest) return cudaSuccess;
-    const auto tracked = warp_class_kernel<Warp, CLASS, true, Bits, Value>;
-    if constexpr (kHasValues<Value>) {  // values always track positions
-      return launch_persistent(tracked, Warp::kThreads, 0, call.stream, call.programmatic, 0, data, call.lists);
-    } else {
-      const auto kernel = track ? tracked : warp_class_kernel<Warp, CLASS, false, Bits, Value>;
-      return launch_persistent(kernel, Warp::kThreads, 0, call.stream, call.programmatic, 0, data, call.lists);
+    if constexpr (Warp::own_kernel(CLASS)) {
+      if (call.max_range > warp_class_tile(CLASS) / 2) {  // the class's shortest range
+        auto kernel = warp_class_kernel<Warp, CLASS, true, Bits, Value>;
+        if constexpr (!kHasValues<Value>) {  // values always track positions
+          if (!track) kernel = warp_class_kernel<Warp, CLASS, false, Bits, Value>;
+        }
+        const cudaError_t err =
+            launch_persistent(kernel, Warp::kThreads, 0, call.stream, call.programmatic, 0, data, call.lists);
+        if (err != cudaSuccess) return err;
+      }
     }
+    return launch_own_warp_classes<Warp, CLASS - 1>(call, data, track);
   }
 }
 
@@ -129,10 +134,7 @@ cudaError_t launch_sorts(const SortCall& call) {
     const auto kernel = track ? warp_sort_kernel<Warp, true, Bits, Value>
                               : warp_sort_kernel<Warp, false, Bits, Value>;
     if ((err = launch_persistent(kernel, kThreads, 0, call.stream, call.programmatic, 0, data, lists))) return err;
-    // Classes with kernels of their own, longest first, unless the plan's
-    // ranges cannot reach them.
-    if ((err = launch_own_warp_class<Warp, kClassWarp128>(call, data, track))) return err;
-    if ((err = launch_own_warp_class<Warp, kClassWarp64>(call, data, track))) return err;
+    if ((err = launch_own_warp_classes<Warp>(call, data, track))) return err;
   }
 
   // 3. One block per segment (and per MSD child of that size), one launch

@@ -277,7 +277,7 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
     const std::uint32_t shortest = block_class_min(limits.max_length, b);
     return Shape::kWindows && shortest <= limits.max_length[b] && shortest <= max_range;
   });
-  for (int c = 0; c < kNumWarpClasses; ++c) table.tile[c] = 8u << c;
+  for (int c = 0; c < kNumWarpClasses; ++c) table.tile[c] = warp_class_tile(c);
   for (int b = 0; b < kNumBlockClasses; ++b) table.tile[kClassBlock0 + b] = limits.max_length[b];
   table.min_window_cost = UINT64_MAX;
   for (int c = 0; c < kNumClasses - 1; ++c) {
