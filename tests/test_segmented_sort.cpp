@@ -468,6 +468,40 @@ TEST_F(SegmentedSortBitRanges, WideKeysThroughTheRadix8Classes) {
   }
 }
 
+// 32-bit keys of 16385..32768 in calls of at most 16 compared bits sort in
+// thread-block clusters of 2 CTAs (each holding 16384 keys; the passes
+// exchange keys and values in distributed shared memory); wider calls take
+// the MSD rounds: every 32-bit key type and value width, both orders, full
+// and partial bit ranges, lengths at and around every CTA and class edge,
+// mixed with short segments and with MSD-sized ones, and key distributions
+// whose digits pile into one CTA (few unique, all equal, presorted,
+// reversed) as well as spread ones.
+TEST_F(SegmentedSortBitRanges, ClusterClasses) {
+  TS_TRACE_SEED();
+  const std::vector<std::pair<int, int>> ranges = {{0, 16}, {0, 32}, {16, 32}, {3, 19}, {24, 32}, {0, 8}, {3, 29}};
+  std::vector<std::uint64_t> sizes = {16384, 16385, 16386, 20000, 24576, 32767, 32768, 32769,
+                                      40000, 49153, 65535, 65536, 0, 1, 2, 300};
+  if (!small_mode()) sizes.insert(sizes.end(), {65537, 100000});
+  const Dist dists[] = {Dist::uniform, Dist::few_unique, Dist::all_equal, Dist::presorted, Dist::reversed, Dist::low16};
+  int i = 0;
+  for (KeyType kt : {KeyType::u32, KeyType::i32, KeyType::f32}) {
+    for (ValueType vt : {ValueType::none, ValueType::b32, ValueType::b64}) {
+      for (auto [b, e] : ranges) {
+        if (kt == KeyType::f32 && (b != 0 || e != 32)) continue;  // float keys take no partial ranges in the reference
+        const Order order = (i % 2) ? Order::descending : Order::ascending;
+        const Dist dist = kt == KeyType::f32 && (i % 3) == 2 ? Dist::specials : dists[i % 6];
+        ++i;
+        SCOPED_TRACE(::testing::Message() << name_of(kt) << " values " << name_of(vt) << " bits [" << b << "," << e
+                                          << ") " << name_of(order) << " " << name_of(dist));
+        std::shuffle(sizes.begin(), sizes.end(), rng_);
+        const HostCase c = make_case(kt, vt, (i % 3) ? OffsetType::u32 : OffsetType::u64, sizes, dist, rng_,
+                                     random_pad(rng_), random_pad(rng_));
+        ASSERT_NO_FATAL_FAILURE(sort_bits_and_check(stream_, rng_, c, order, b, e));
+      }
+    }
+  }
+}
+
 // Buckets of one to several histogram spans (16 chunks of 4096 keys), and the
 // grouping of their MSD children: children of every length from 0 up, in
 // runs that fill a tile exactly, end just past one, or straddle one block's
@@ -949,6 +983,25 @@ TEST_F(SanitizerSegmentedSort, EveryClassEveryInstance) {
     const HostCase c = make_case(p.key, p.value, p.offset, sizes, Dist::uniform, rng_, 5, 5);
     RunOptions o = random_options(rng_, p.order, c);
     o.max_segment_items = 0;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
+// The cluster class (16385..32768 32-bit keys, at most 16 compared bits):
+// distributed shared memory, cluster barriers and the in-place writes of
+// several CTAs.
+TEST_F(SanitizerSegmentedSort, ClusterClasses) {
+  TS_TRACE_SEED();
+  for (const Combo& p : {Combo{KeyType::u32, ValueType::b32, OffsetType::u32, Order::ascending},
+                         Combo{KeyType::u32, ValueType::none, OffsetType::u64, Order::descending},
+                         Combo{KeyType::i32, ValueType::b64, OffsetType::u32, Order::ascending}}) {
+    SCOPED_TRACE(combo_name(p));
+    std::vector<std::uint64_t> sizes = {16385, 32768, 32769, 20000, 5, 0};
+    std::shuffle(sizes.begin(), sizes.end(), rng_);
+    const HostCase c = make_case(p.key, p.value, p.offset, sizes, Dist::uniform, rng_, 5, 5);
+    RunOptions o = random_options(rng_, p.order, c);
+    o.begin_bit = 0;
+    o.end_bit = 16;
     ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
   }
 }

@@ -92,7 +92,12 @@ enum class BlockAlgorithm { bitonic, radix8, merge, none };
 ///   themselves (block::BlockSort::SortEncodedKeys, no positions). A third
 ///   network beside the others costs registers, so a shape it makes spill
 ///   turns it off.
+/// - kClusterCtas: CTAs of a thread-block cluster (sm_90) that sort one range
+///   together in distributed shared memory (the radix8 algorithm only;
+///   block::BlockRadixSort8's cluster form): the class's tile is THREADS x
+///   ITEMS x kClusterCtas, each CTA holding THREADS x ITEMS of it.
 struct BlockSortOptions {
+  static constexpr int kClusterCtas = 1;
   static constexpr bool kNarrowWords = true;
   static constexpr bool kNarrowRadix = false;
   static constexpr bool kStageValues = false;
@@ -112,6 +117,12 @@ struct BlockSortOptions {
 template <int THREADS_, int ITEMS_, BlockAlgorithm ALGORITHM_, BlockAlgorithm FALLBACK_,
           class OPTIONS_ = BlockSortOptions>
 struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
+  static constexpr int kClusterCtas = OPTIONS_::kClusterCtas;
+  static constexpr int kCtaTileItems = THREADS_ * ITEMS_;
+  static constexpr int kTileItems = kCtaTileItems * kClusterCtas;  // the range a cluster (or a block) sorts
+  static_assert(kClusterCtas == 1 || (ALGORITHM_ == BlockAlgorithm::radix8 && !OPTIONS_::kWindows &&
+                                      !OPTIONS_::kNarrowRadix),
+                "a cluster shape sorts single ranges with radix8");
   static constexpr BlockAlgorithm kAlgorithm = ALGORITHM_;
   static constexpr BlockAlgorithm kFallbackAlgorithm = FALLBACK_;
   static constexpr bool kNarrowWords = OPTIONS_::kNarrowWords;

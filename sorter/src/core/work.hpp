@@ -26,6 +26,7 @@ enum SizeClass : int {
   kClassBlock4,
   kClassBlock5,
   kClassBlock6,
+  kClassBlock7,     // sorted by a thread-block cluster (policy: BlockSortOptions::kClusterCtas)
   kClassLarge,      // MSD rounds across blocks
   kNumClasses,
   kNumWarpClasses = kClassBlock0,

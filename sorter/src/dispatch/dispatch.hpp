@@ -39,25 +39,44 @@ struct SortCall {
   int multiprocessors;
 };
 
-/// Launches `kernel`; with `programmatic`, as a programmatic dependent launch
-/// (sm_90+): its blocks may be placed while the previous kernel finishes, and
-/// enter_dependent_kernel() makes them wait for its results.
+/// Launches `kernel` in thread-block clusters of `cluster_ctas` CTAs (1: no
+/// clusters; blocks a multiple of it); with `programmatic`, as a
+/// programmatic dependent launch (sm_90+): its blocks may be placed while
+/// the previous kernel finishes, and enter_dependent_kernel() makes them
+/// wait for its results.
 template <class... Params, class... Args>
-cudaError_t launch_kernel(void (*kernel)(Params...), int blocks, int threads, std::size_t dynamic_smem,
-                          cudaStream_t stream, bool programmatic, Args&&... args) {
+cudaError_t launch_kernel_in_clusters(void (*kernel)(Params...), int blocks, int threads, std::size_t dynamic_smem,
+                                      cudaStream_t stream, bool programmatic, int cluster_ctas, Args&&... args) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(unsigned(blocks));
   config.blockDim = dim3(unsigned(threads));
   config.dynamicSmemBytes = dynamic_smem;
   config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchAttribute attributes[2]{};
+  unsigned n = 0;
   if (programmatic) {
-    config.attrs = &attribute;
-    config.numAttrs = 1;
+    attributes[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attributes[n].val.programmaticStreamSerializationAllowed = 1;
+    ++n;
   }
+  if (cluster_ctas > 1) {
+    attributes[n].id = cudaLaunchAttributeClusterDimension;
+    attributes[n].val.clusterDim.x = unsigned(cluster_ctas);
+    attributes[n].val.clusterDim.y = 1;
+    attributes[n].val.clusterDim.z = 1;
+    ++n;
+  }
+  config.attrs = n != 0 ? attributes : nullptr;
+  config.numAttrs = n;
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
+/// launch_kernel_in_clusters without clusters.
+template <class... Params, class... Args>
+cudaError_t launch_kernel(void (*kernel)(Params...), int blocks, int threads, std::size_t dynamic_smem,
+                          cudaStream_t stream, bool programmatic, Args&&... args) {
+  return launch_kernel_in_clusters(kernel, blocks, threads, dynamic_smem, stream, programmatic, 1,
+                                   std::forward<Args>(args)...);
 }
 
 /// What planning needs to know about a GPU.
@@ -72,10 +91,12 @@ struct DeviceAttributes {
 /// (thread-safe), so a sort call costs no attribute queries.
 cudaError_t current_device_attributes(DeviceAttributes* attributes);
 
-/// Persistent grid for `kernel`: blocks that fit on the device at once.
-/// Cached per (kernel, device); also raises the kernel's dynamic shared
-/// memory limit the first time. Thread-safe.
-cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic_smem, int* blocks);
+/// Persistent grid for `kernel`: blocks that fit on the device at once (in
+/// clusters of `cluster_ctas`: whole clusters that fit). Cached per
+/// (kernel, device); also raises the kernel's dynamic shared memory limit the
+/// first time. Thread-safe.
+cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic_smem, int* blocks,
+                            int cluster_ctas = 1);
 
 /// Launches `kernel` on its persistent grid (persistent_grid): the kernels
 /// that loop over work counted on the device.
@@ -88,6 +109,18 @@ cudaError_t launch_persistent(void (*kernel)(Params...), int threads, std::size_
   if (err != cudaSuccess) return err;
   if (max_blocks != 0 && std::uint64_t(blocks) > max_blocks) blocks = int(max_blocks);
   return launch_kernel(kernel, blocks, threads, dynamic_smem, stream, programmatic, std::forward<Args>(args)...);
+}
+
+/// launch_persistent in clusters of `cluster_ctas` CTAs (no cap).
+template <class... Params, class... Args>
+cudaError_t launch_persistent_clusters(void (*kernel)(Params...), int threads, std::size_t dynamic_smem,
+                                       cudaStream_t stream, bool programmatic, int cluster_ctas, Args&&... args) {
+  int blocks = 0;
+  const cudaError_t err =
+      persistent_grid(reinterpret_cast<const void*>(kernel), threads, dynamic_smem, &blocks, cluster_ctas);
+  if (err != cudaSuccess) return err;
+  return launch_kernel_in_clusters(kernel, blocks, threads, dynamic_smem, stream, programmatic, cluster_ctas,
+                                   std::forward<Args>(args)...);
 }
 
 /// The sort's bit range and order checks: [begin_bit, end_bit) must lie in

@@ -21,12 +21,19 @@ template <class Shape, int CLASS, class Bits, class Value>
 cudaError_t launch_block_class(const SortCall& call, const SortData<Bits, Value>& data) {
   const std::uint32_t min_length = block_class_min(call.counts.block_limits.max_length, CLASS - kClassBlock0);
   if (min_length > call.counts.block_limits.max_length[CLASS - kClassBlock0] || call.max_range < min_length) return cudaSuccess;
-  using Sorter = BlockSorter<Shape, Bits, Value>;
-  using Storage = typename Sorter::TempStorage;
-  const bool narrow = Sorter::kNarrowRadix && call.end_bit - call.begin_bit <= NarrowSortWord::kKeyBits;
-  const auto kernel = narrow ? block_sort_kernel<Shape, CLASS, Sorter::kNarrowRadix, Bits, Value>
-                             : block_sort_kernel<Shape, CLASS, false, Bits, Value>;
-  return launch_persistent(kernel, Shape::kThreads, sizeof(Storage), call.stream, call.programmatic, 0, data, call.lists);
+  if constexpr (Shape::kClusterCtas > 1) {
+    using Storage = typename ClusterSorter<Shape, Bits, Value>::TempStorage;
+    return launch_persistent_clusters(cluster_sort_kernel<Shape, CLASS, Bits, Value>, Shape::kThreads, sizeof(Storage),
+                                      call.stream, call.programmatic, Shape::kClusterCtas, data, call.lists);
+  } else {
+    using Sorter = BlockSorter<Shape, Bits, Value>;
+    using Storage = typename Sorter::TempStorage;
+    const bool narrow = Sorter::kNarrowRadix && call.end_bit - call.begin_bit <= NarrowSortWord::kKeyBits;
+    const auto kernel = narrow ? block_sort_kernel<Shape, CLASS, Sorter::kNarrowRadix, Bits, Value>
+                               : block_sort_kernel<Shape, CLASS, false, Bits, Value>;
+    return launch_persistent(kernel, Shape::kThreads, sizeof(Storage), call.stream, call.programmatic, 0, data,
+                             call.lists);
+  }
 }
 
 /// One launch per block shape, largest class first (the longest tasks start

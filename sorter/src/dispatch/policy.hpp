@@ -310,6 +310,16 @@ struct Sm90Policy {
   struct Radix8KeysAlone : Radix8Base {
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::radix8;
   };
+  // 16385..32768, 32-bit keys, calls of at most kClusterMaxBits compared
+  // bits: a thread-block cluster of 2 CTAs sorts the range in distributed
+  // shared memory (block::BlockRadixSort8's cluster form), each CTA holding
+  // 512 x 32 keys as block6 does. Other calls, and 64-bit keys, take the
+  // MSD rounds as before (see kClusterMaxBits).
+  struct Cluster2 : BlockSortOptions {
+    static constexpr int kClusterCtas = 2;
+    static constexpr bool kWindows = false;
+    static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::radix8;
+  };
   // 64-bit keys take radix8 from 257 keys to 16384 (the shapes' FALLBACK;
   // 8 passes over all 64 bits, fewer over a partial range or an MSD
   // child's), cub's merge sort in 129..256. Against cub's radix sort (4-bit
@@ -330,7 +340,16 @@ struct Sm90Policy {
                  BlockSortShape<256, 8, BlockAlgorithm::bitonic, BlockAlgorithm::radix8, Min4Radix8Ranges>,  // 1025..2048
                  BlockSortShape<256, 16, BlockAlgorithm::radix8, BlockAlgorithm::radix8, Radix8Min4>,     // 2049..4096
                  BlockSortShape<512, 16, BlockAlgorithm::radix8, BlockAlgorithm::radix8, Radix8Min2>,     // 4097..8192
-                 BlockSortShape<512, 32, BlockAlgorithm::radix8, BlockAlgorithm::radix8, Radix8KeysAlone>>;  // 8193..16384
+                 BlockSortShape<512, 32, BlockAlgorithm::radix8, BlockAlgorithm::radix8, Radix8KeysAlone>,  // 8193..16384
+                 BlockSortShape<512, 32, BlockAlgorithm::radix8, BlockAlgorithm::none, Cluster2>>;  // 16385..32768
+  // The cluster class sorts calls of at most this many compared bits (two
+  // passes); wider calls leave it empty. Each pass scatters half of a
+  // CTA's keys and values to the other CTA: same-run A/B on the H200
+  // against the MSD rounds, u32 pairs, 32 bits: fixed-20000 0.594 ->
+  // 0.746 ms, fixed-32768 0.619 -> 0.766 (4 CTAs for 32769..65536:
+  // fixed-40000 0.682 -> 1.403); bits [0, 16): fixed-20000 0.596 -> 0.444,
+  // fixed-32768 0.504 -> 0.439, tiles16-4M 0.332 -> 0.284.
+  static constexpr int kClusterMaxBits = 16;
   // Windows (kernels/classify.cuh): consecutive segments that would leave
   // much of their class's tile empty share a larger tile instead. The choice
   // weighs each class's cost per item at a full tile, in hundredths of a
@@ -348,7 +367,8 @@ struct Sm90Policy {
   // windowed more of what was cheaper alone (fixed-92 +5%, fixed-44 +10%).
   static constexpr std::uint32_t kClassCost[kNumClasses - 1] = {
       210, 217, 246, 320, 373,            // warp classes: 8, 16, 32, 64, 128 keys
-      358, 412, 447, 509, 573, 651, 757};  // block classes, in the order of BlockShapes
+      358, 412, 447, 509, 573, 651, 757,  // block classes, in the order of BlockShapes
+      900};                               // the cluster class: above block6's (its ranges come alone)
   // The MSD histogram groups consecutive children that one block sorts by
   // these costs (PackTable::group_cost). They are the table kClassCost
   // replaced: grouped by kClassCost, fixed-65536 u32 pairs (one round,
@@ -362,7 +382,8 @@ struct Sm90Policy {
   // within 1%.
   static constexpr std::uint32_t kGroupCost[kNumClasses - 1] = {
       190, 209, 250, 300, 362,            // warp classes: 8, 16, 32, 64, 128 keys
-      319, 416, 378, 443, 472, 550, 674};  // block classes, in the order of BlockShapes
+      319, 416, 378, 443, 472, 550, 674,  // block classes, in the order of BlockShapes
+      800};
   // A window costs more per key than a segment of the same class (segment
   // offsets, ranks, keys gathered back): 10-20% at 256 and 1024 keys, 0-7%
   // from 2048 on (H200, fixed-128/200/300/512/640/1300 windows against the
@@ -375,7 +396,7 @@ struct Sm90Policy {
   // A/B against 115%): fixed-65..73 3-3.5% faster, uniform:40:100 2%,
   // mixed lengths (tiles16, powerlaw, lognormal, uniform, loguniform)
   // within 0.7%.
-  static constexpr std::uint32_t kWindowCostPercent[kNumBlockClasses] = {115, 120, 115, 115, 115, 115, 115};
+  static constexpr std::uint32_t kWindowCostPercent[kNumBlockClasses] = {115, 120, 115, 115, 115, 115, 115, 115};
   // The same for 32-bit keys without values, every bit compared, in
   // hundredths of a copy of the keys (H200, fixed-S at the class's longest
   // S: the warp classes from the sweep of a9864f4, the block classes from
@@ -385,7 +406,8 @@ struct Sm90Policy {
   // the pairs' table windowed keys-only segments that were cheaper alone.
   static constexpr std::uint32_t kKeysOnlyClassCost[kNumClasses - 1] = {
       268, 260, 320, 415, 498,             // warp classes: 8, 16, 32, 64, 128 keys
-      440, 500, 605, 680, 760, 795, 964};  // block classes, in the order of BlockShapes
+      440, 500, 605, 680, 760, 795, 964,  // block classes, in the order of BlockShapes
+      1100};
   // Keys alone in (key, position) words (windows, and partial bit ranges)
   // cost this share of the keys sorted as themselves, in percent (H200:
   // fixed-1024 8.40 against 6.03 x copy, fixed-2048 9.46 against 6.80).
@@ -400,7 +422,7 @@ struct Sm90Policy {
   // sort wide words, so a 16-bit call's segment of 640 keys, which the
   // wide costs put in windows of three in 2048-key tiles, is cheaper alone
   // in the 1024-key tile (16-bit sweep: 5.36 x copy at 640, 3.59 at 768).
-  static constexpr std::uint32_t kNarrowCostPercent[kNumBlockClasses] = {100, 64, 73, 71, 77, 75, 71};
+  static constexpr std::uint32_t kNarrowCostPercent[kNumBlockClasses] = {100, 64, 73, 71, 77, 75, 71, 65};
   // Keys alone never window segments that a warp class sorts: the merge
   // sort's cost does not grow with its padding the way the model assumes
   // (keys only, fixed-80 costs 1.23x fixed-128 per key, not 1.6x).
@@ -465,6 +487,7 @@ struct Sm75Policy : Sm90Policy {
                                  std::tuple_element_t<1, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<2, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<3, Sm90Policy::BlockShapes>,
+                                 std::tuple_element_t<4, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<4, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<4, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<4, Sm90Policy::BlockShapes>>;
@@ -557,6 +580,22 @@ template <class Policy>
 constexpr BlockClassLimits block_class_limits(int key_bytes, bool has_values) {
   return block_class_limits_impl<Policy>(key_bytes, has_values,
                                          std::make_index_sequence<std::tuple_size_v<typename Policy::BlockShapes>>());
+}
+
+/// `limits` with the classes that thread-block clusters sort emptied (each
+/// keeps the limit of the class before it), for GPUs without clusters
+/// (before sm_90): their ranges take the MSD rounds.
+template <class Policy, std::size_t... B>
+constexpr BlockClassLimits without_cluster_classes_impl(BlockClassLimits limits, std::index_sequence<B...>) {
+  ((limits.max_length[B] = BlockShapeOf<Policy, int(B)>::kClusterCtas > 1
+                               ? (B == 0 ? kWarpSortMax : limits.max_length[B == 0 ? 0 : B - 1])
+                               : limits.max_length[B]),
+   ...);
+  return limits;
+}
+template <class Policy>
+constexpr BlockClassLimits without_cluster_classes(const BlockClassLimits& limits) {
+  return without_cluster_classes_impl<Policy>(limits, std::make_index_sequence<kNumBlockClasses>());
 }
 
 /// The MSD histogram prices a range by ceil(log2(length)) (fill_range_costs):

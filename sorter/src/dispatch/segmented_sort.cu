@@ -311,6 +311,7 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
 template <class Shape, class Bits, class Value>
 constexpr std::size_t block_storage() {
   if constexpr (block_algorithm_for<Shape, Bits, Value>() == BlockAlgorithm::none) return 0;
+  else if constexpr (Shape::kClusterCtas > 1) return sizeof(typename ClusterSorter<Shape, Bits, Value>::TempStorage);
   else return sizeof(typename BlockSorter<Shape, Bits, Value>::TempStorage);
 }
 
@@ -358,11 +359,12 @@ cudaError_t current_device_attributes(DeviceAttributes* attributes) {
   return cudaSuccess;
 }
 
-cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic_smem, int* blocks) {
+cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic_smem, int* blocks, int cluster_ctas) {
   struct Entry {
     const void* kernel;
     int device;
     std::size_t smem;
+    int cluster_ctas;
     int blocks;
   };
   static std::mutex mutex;
@@ -377,7 +379,7 @@ cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic
   std::size_t largest = 0;
   for (const Entry& e : cache) {
     if (e.kernel != kernel || e.device != device) continue;
-    if (e.smem == dynamic_smem) {
+    if (e.smem == dynamic_smem && e.cluster_ctas == cluster_ctas) {
       *blocks = e.blocks;
       return cudaSuccess;
     }
@@ -387,13 +389,31 @@ cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic
     err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dynamic_smem));
     if (err != cudaSuccess) return err;
   }
-  int per_sm = 0;
-  DeviceAttributes attributes{};
-  if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_smem))) return err;
-  if ((err = current_device_attributes(&attributes))) return err;
-  if (per_sm <= 0) return cudaErrorInvalidConfiguration;
-  *blocks = per_sm * attributes.multiprocessors;
-  cache.push_back(Entry{kernel, device, dynamic_smem, *blocks});
+  if (cluster_ctas > 1) {
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(unsigned(cluster_ctas));
+    config.blockDim = dim3(unsigned(threads));
+    config.dynamicSmemBytes = dynamic_smem;
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = unsigned(cluster_ctas);
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    int clusters = 0;
+    if ((err = cudaOccupancyMaxActiveClusters(&clusters, kernel, &config))) return err;
+    if (clusters <= 0) return cudaErrorInvalidConfiguration;
+    *blocks = clusters * cluster_ctas;
+  } else {
+    int per_sm = 0;
+    DeviceAttributes attributes{};
+    if ((err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_smem))) return err;
+    if ((err = current_device_attributes(&attributes))) return err;
+    if (per_sm <= 0) return cudaErrorInvalidConfiguration;
+    *blocks = per_sm * attributes.multiprocessors;
+  }
+  cache.push_back(Entry{kernel, device, dynamic_smem, cluster_ctas, *blocks});
   return cudaSuccess;
 }
 
@@ -472,6 +492,9 @@ SortCall make_call(void* workspace, const SortWorkspace& layout, const SortPlan&
   counts.max_segments = plan.max_segments;
   counts.max_segment_items = max_segment;
   counts.block_limits = call_block_limits<Policy>(plan);
+  // Cluster classes need sm_90, and pay only for narrow calls (Policy::kClusterMaxBits).
+  if (attributes.compute_major < 9 || end_bit - args.begin_bit > Policy::kClusterMaxBits)
+    counts.block_limits = without_cluster_classes<Policy>(counts.block_limits);
 
   call.lists = layout.lists(workspace);
   call.zeroed_bytes = layout.zeroed_bytes;

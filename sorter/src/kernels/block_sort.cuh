@@ -499,5 +499,112 @@ __global__ void __launch_bounds__(Shape::kThreads, (BlockSorter<Shape, Bits, Val
   leave_overlapped_kernel();
 }
 
+/// A cluster shape's sort (Shape::kClusterCtas CTAs): block::BlockRadixSort8's
+/// cluster form over 32-bit keys with their 4-byte values, or positions for
+/// 8-byte values (gathered at the end), or nothing.
+template <class Shape, class Bits, class Value>
+struct ClusterSorter {
+  static_assert(sizeof(Bits) == 4, "cluster shapes sort 32-bit keys");
+  static constexpr bool kGathersValues = kHasValues<Value> && sizeof(Value) != 4;
+  using Payload =
+      std::conditional_t<!kHasValues<Value>, KeysOnly, std::conditional_t<kGathersValues, std::uint32_t, Value>>;
+  using Sort = block::BlockRadixSort8<Bits, Payload, Shape::kThreads, Shape::kItemsMax, block::RadixMatch::ballot,
+                                      Shape::kClusterCtas>;
+  struct TempStorage {
+    union {
+      typename Sort::TempStorage sort;
+      Value staged_values[kGathersValues ? Shape::kCtaTileItems : 1];  // this CTA's share of the output
+    };
+  };
+};
+
+/// Sorts one range of at most Shape::kTileItems keys with the cluster: CTA c
+/// loads positions [c, c + 1) x kCtaTileItems warp-striped, the passes
+/// exchange keys and values through distributed shared memory, and CTA c
+/// writes ranks [c, c + 1) x kCtaTileItems (striped: coalesced stores).
+template <class Shape, class Bits, class Value>
+__device__ __forceinline__ void cluster_sort_task(const SortData<Bits, Value>& data, const Task& task,
+                                                  typename ClusterSorter<Shape, Bits, Value>::TempStorage& storage) {
+  using Sorter = ClusterSorter<Shape, Bits, Value>;
+  constexpr int kItems = Shape::kItemsMax;
+  constexpr int kThreads = Shape::kThreads;
+  const int t = threadIdx.x;
+  const std::uint32_t cta_first = block::detail::Cluster::rank() * std::uint32_t(Shape::kCtaTileItems);
+  const std::uint32_t warp_first = cta_first + std::uint32_t(t / 32) * 32u * kItems + std::uint32_t(t % 32);
+  const Bits* src_keys = data.key_source(task) + task.begin;
+  const Value* src_values = data.value_source(task) + task.begin;
+
+  Bits key[kItems];
+  typename Sorter::Payload payload[kItems];
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = warp_first + std::uint32_t(i) * 32u;
+    const bool valid = p < task.length;
+    key[i] = valid ? data.codec.encode(src_keys[p]) : kAllOnes<Bits>;
+    if constexpr (Sorter::kGathersValues) payload[i] = p;
+    else if constexpr (kHasValues<Value>) payload[i] = valid ? src_values[p] : Value{};
+  }
+  const int high_bit = task_high_bit(task);
+  const int begin_bit = high_bit > data.begin_bit ? data.begin_bit : high_bit;  // none left: input order
+  typename Sorter::Sort sort(storage.sort);
+  constexpr block::Arrangement kIn = block::Arrangement::warp_striped;
+  if constexpr (kHasValues<Value>)
+    sort.template SortEncoded<kIn, block::Arrangement::striped>(key, payload, int(task.length), begin_bit, high_bit);
+  else
+    sort.template SortEncoded<kIn, block::Arrangement::striped>(key, int(task.length), begin_bit, high_bit);
+  const auto rank_of = [&](int i) { return cta_first + std::uint32_t(i * kThreads + t); };
+  if constexpr (Sorter::kGathersValues) {
+    __syncthreads();  // the sort's storage becomes the staging area
+#pragma unroll
+    for (int i = 0; i < kItems; ++i)
+      if (rank_of(i) < task.length) storage.staged_values[i * kThreads + t] = src_values[payload[i]];
+    block::detail::Cluster::sync();  // in place: every CTA's reads of the range precede any write
+  }
+  write_sorted_task<kItems>(
+      data, task, rank_of, [&](int i) { return data.codec.decode(key[i]); },
+      [&](int i, std::uint32_t) -> Value {
+        if constexpr (Sorter::kGathersValues) return storage.staged_values[i * kThreads + t];
+        else if constexpr (kHasValues<Value>) return payload[i];
+        else return Value{};
+      });
+}
+
+/// One cluster per range of a cluster class (segments, then MSD children),
+/// as block_sort_kernel: persistent, tasks by ticket. CTA 0 of each cluster
+/// takes the ticket and the others read it from its shared memory.
+template <class Shape, int CLASS, class Bits, class Value>
+__global__ void __launch_bounds__(Shape::kThreads, 1) cluster_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
+  enter_overlapped_kernel();
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using Cluster = block::detail::Cluster;
+  constexpr int kChildList = 1 + CLASS - kClassBlock0;
+  using Storage = typename ClusterSorter<Shape, Bits, Value>::TempStorage;
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  Storage& storage = *reinterpret_cast<Storage*>(shared_raw);
+  __shared__ std::uint32_t next_task;
+  constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+  const std::uint32_t count = lists.counters->class_count[CLASS];
+  const std::uint32_t region = class_region_begin(*lists.counters, CLASS);
+  const Task* child_tasks = lists.child_tasks[kChildList];
+  const std::uint32_t children = child_tasks ? lists.counters->child_count[kChildList] : 0u;
+  const std::uint32_t tasks = count + children;
+  const bool leader = Cluster::rank() == 0;
+  for (;;) {
+    if (leader && threadIdx.x == 0) {
+      std::uint32_t v = kNone;  // an empty class takes no ticket
+      if (tasks != 0 && !sort_aborted(lists)) v = atomicAdd(&lists.counters->class_ticket[CLASS], 1u);
+      next_task = v < tasks ? v : kNone;
+    }
+    Cluster::sync();
+    const std::uint32_t v = Cluster::load(Cluster::map(&next_task, 0));
+    Cluster::sync();  // every CTA has read the ticket before the leader takes the next
+    if (v == kNone) break;
+    const Task task = v < count ? data.window_task(lists.class_segments[region + v]) : child_tasks[v - count];
+    cluster_sort_task<Shape>(data, task, storage);
+  }
+#endif
+  leave_overlapped_kernel();
+}
+
 }  // namespace detail
 }  // namespace tilesort

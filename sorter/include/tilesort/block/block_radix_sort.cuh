@@ -62,6 +62,18 @@
 // tile within sm_90's 227 KB (232,448 bytes) opt-in is 1024 x 23 = 23,552
 // items (228,224 bytes); at 512 threads 512 x 50 = 25,600 (228,672 bytes),
 // but registers bound ITEMS_PER_THREAD long before that.
+// Cluster form (CLUSTER_CTAS > 1, sm_90): the CTAs of a thread-block cluster
+// sort one tile of CLUSTER_CTAS * BLOCK_THREADS * ITEMS_PER_THREAD items in
+// distributed shared memory; CTA c (its %cluster_ctarank) holds tile
+// positions [c * kTileItems, (c + 1) * kTileItems), in and out. A pass ranks
+// within each CTA as above; each CTA then publishes its 256 digit counts,
+// every CTA reads all of them (the cluster's digit starts, and its own start
+// within each digit: CTAs before it rank first, so the order is digit, CTA,
+// warp, register, lane and the sort stays stable), and the keys and values
+// are scattered to their rank's CTA with st.shared::cluster. Cluster
+// barriers replace the passes' block barriers where another CTA's memory is
+// involved: after the counts are out (every CTA has also read its keys), after
+// every CTA has read its own values, and after the scatter.
 #pragma once
 
 #include <cstdint>
@@ -148,6 +160,46 @@ struct RadixLayout {
   }
 };
 
+/// Distributed shared memory of a thread-block cluster (sm_90).
+struct Cluster {
+  static __device__ __forceinline__ std::uint32_t rank() {
+    std::uint32_t r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+#endif
+    return r;
+  }
+  /// Every thread of every CTA of the cluster: writes before it (shared
+  /// memory of any CTA) are seen by reads after it.
+  static __device__ __forceinline__ void sync() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+#endif
+  }
+  /// The shared::cluster address of `p` (this CTA's shared memory) in CTA `cta`.
+  static __device__ __forceinline__ std::uint32_t map(const void* p, std::uint32_t cta) {
+    std::uint32_t r = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                 : "=r"(r)
+                 : "r"(static_cast<std::uint32_t>(__cvta_generic_to_shared(p))), "r"(cta));
+#endif
+    return r;
+  }
+  static __device__ __forceinline__ void store(std::uint32_t address, std::uint32_t value) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(address), "r"(value) : "memory");
+#endif
+  }
+  static __device__ __forceinline__ std::uint32_t load(std::uint32_t address) {
+    std::uint32_t v = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(address) : "memory");
+#endif
+    return v;
+  }
+};
+
 }  // namespace detail
 
 /// Stable LSD radix sort (8-bit digits) of a tile of up to
@@ -192,7 +244,8 @@ struct RadixLayout {
 ///     ...blocked load of key[16], value[16]...
 ///     Sort(temp).SortBlockedToStriped(key, value, n, tilesort::Order::ascending, 0, 16);
 ///     // thread t, register r now holds rank r * 1024 + t (valid where < n)
-template <class Key, class Value, int BLOCK_THREADS, int ITEMS_PER_THREAD, RadixMatch MATCH = RadixMatch::ballot>
+template <class Key, class Value, int BLOCK_THREADS, int ITEMS_PER_THREAD, RadixMatch MATCH = RadixMatch::ballot,
+          int CLUSTER_CTAS = 1>
 class BlockRadixSort8 {
  public:
   using Bits = typename KeyTraits<Key>::Bits;
@@ -201,6 +254,11 @@ class BlockRadixSort8 {
   static constexpr int kRadixBits = 8;
   static constexpr int kDigits = 1 << kRadixBits;
   static constexpr bool kHasValues = !std::is_same<Value, KeysOnly>::value;
+  /// CTAs that sort one tile together (see "Cluster form" above).
+  static constexpr int kClusterCtas = CLUSTER_CTAS;
+  static constexpr bool kCluster = CLUSTER_CTAS > 1;
+  /// Items of the tile the cluster sorts (kTileItems per CTA).
+  static constexpr int kClusterTileItems = kTileItems * CLUSTER_CTAS;
 
   static_assert(BLOCK_THREADS >= 32 && BLOCK_THREADS <= 1024 && (BLOCK_THREADS & (BLOCK_THREADS - 1)) == 0,
                 "BLOCK_THREADS: a power of two, 32..1024");
@@ -208,6 +266,12 @@ class BlockRadixSort8 {
   static_assert(kDigits == detail::RadixLayout<BLOCK_THREADS, ITEMS_PER_THREAD>::kDigits, "8-bit digits");
   static_assert(32 * ITEMS_PER_THREAD <= 65536, "ranks within a warp are packed in 16 bits");
   static_assert(!kHasValues || sizeof(Value) == 4 || sizeof(Value) == 8, "values: 4 or 8 bytes");
+  static_assert(CLUSTER_CTAS >= 1 && CLUSTER_CTAS <= 16 && (CLUSTER_CTAS & (CLUSTER_CTAS - 1)) == 0,
+                "CLUSTER_CTAS: a power of two, 1..16");
+  static_assert(!kCluster || (sizeof(Bits) == 4 && (!kHasValues || sizeof(Value) == 4)),
+                "the cluster form moves 4-byte keys and 4-byte values");
+  static_assert(!kCluster || (BLOCK_THREADS >= 256 && (kTileItems & (kTileItems - 1)) == 0),
+                "the cluster form: at least 256 threads (one per digit), a power-of-two tile per CTA");
 
  private:
   using Layout = detail::RadixLayout<BLOCK_THREADS, ITEMS_PER_THREAD>;
@@ -226,7 +290,12 @@ class BlockRadixSort8 {
  public:
   /// Shared memory of one sort; place it in __shared__ memory (it may alias
   /// other shared data under the synchronisation rules above).
-  struct TempStorage {
+  struct ClusterScratch {  // cluster form only
+    std::uint32_t digit_count[kDigits];             // this CTA's count of each digit, read by every CTA
+    std::uint32_t digit_warp_totals[kDigits / 32];  // the scan of the cluster's digit totals
+  };
+  struct NoClusterScratch {};
+  struct TempStorage : std::conditional_t<kCluster, ClusterScratch, NoClusterScratch> {
     std::uint32_t planes[(kKeyPlanes + kValuePlanes) * kStride];
     std::uint32_t counters[kDigits * kCounterStride];
     std::uint32_t warp_totals[kWarps];
@@ -350,6 +419,80 @@ class BlockRadixSort8 {
     if constexpr (WITH_VALUES) load_value(a, value);
   }
 
+  /// Stores `word` at tile rank `rank` of plane `plane` (0: the keys, 1: the
+  /// values; 4-byte words): in this CTA, or in the cluster form in the CTA
+  /// that holds that rank.
+  __device__ __forceinline__ void scatter_word(int plane, std::uint32_t rank, std::uint32_t word) {
+    if constexpr (kCluster) {
+      const std::uint32_t cta = rank / std::uint32_t(kTileItems);
+      const int slot = plane * kStride + Layout::padded(int(rank % std::uint32_t(kTileItems)));
+      // Ranks of this CTA take the local store path, the others distributed
+      // shared memory.
+      if (cta == detail::Cluster::rank()) storage_.planes[slot] = word;
+      else detail::Cluster::store(detail::Cluster::map(storage_.planes + slot, cta), word);
+    } else {
+      storage_.planes[plane * kStride + Layout::padded(int(rank))] = word;
+    }
+  }
+
+  /// Cluster form, after scan_counters and a cluster barrier that published
+  /// every CTA's digit_count: turns this CTA's counters from ranks within the
+  /// CTA into ranks within the cluster's tile (digit, then CTA, then the
+  /// CTA's own order). Ends with a barrier.
+  __device__ __forceinline__ void add_cluster_offsets(int t) {
+    if constexpr (kCluster) {
+      auto& scratch = static_cast<ClusterScratch&>(storage_);
+      const int lane = t & 31;
+      const int warp = t >> 5;
+      const std::uint32_t me = detail::Cluster::rank();
+      std::uint32_t total = 0, before_me = 0;
+      if (t < kDigits) {
+#pragma unroll
+        for (int c = 0; c < CLUSTER_CTAS; ++c) {
+          const std::uint32_t n = detail::Cluster::load(detail::Cluster::map(&scratch.digit_count[t], std::uint32_t(c)));
+          total += n;
+          before_me += std::uint32_t(c) < me ? n : 0u;
+        }
+      }
+      std::uint32_t inclusive = total;
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        const std::uint32_t v = __shfl_up_sync(0xffffffffu, inclusive, o);
+        if (lane >= o) inclusive += v;
+      }
+      if (t < kDigits && lane == 31) scratch.digit_warp_totals[warp] = inclusive;
+      __syncthreads();
+      if (t < kDigits) {
+        std::uint32_t start = inclusive - total;  // the digit's start in the cluster's tile
+        for (int w = 0; w < warp; ++w) start += scratch.digit_warp_totals[w];
+        std::uint32_t* row = storage_.counters + Layout::counter(t, 0);
+        const std::uint32_t shift = start + before_me - row[0];  // row[0]: the digit's start in this CTA
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) row[w] += shift;
+      }
+      __syncthreads();
+    }
+  }
+
+  /// Cluster form: this CTA's count of each digit, from the warp counters
+  /// (before scan_counters overwrites them).
+  __device__ __forceinline__ void publish_digit_counts(int t) {
+    if constexpr (kCluster) {
+      if (t < kDigits) {
+        std::uint32_t n = 0;
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) n += storage_.counters[Layout::counter(t, w)];
+        static_cast<ClusterScratch&>(storage_).digit_count[t] = n;
+      }
+    }
+  }
+
+  /// A barrier over the memory a pass shares: the block, or the cluster.
+  static __device__ __forceinline__ void sync_tile() {
+    if constexpr (kCluster) detail::Cluster::sync();
+    else __syncthreads();
+  }
+
   /// Lanes of this warp whose digit equals this lane's. All 32 lanes call it.
   /// The ballots always cover 8 bits: above a partial digit's width every
   /// lane's bit is 0, so those ballots change nothing (and a loop bound that
@@ -448,13 +591,19 @@ class BlockRadixSort8 {
       }
     }
     __syncthreads();  // every warp's counts are in; every read of the planes is done
+    publish_digit_counts(t);  // reads the counters before scan_counters' first barrier
     scan_counters(t);
+    if constexpr (kCluster) {
+      detail::Cluster::sync();  // every CTA's counts are out, and every CTA holds its keys
+      add_cluster_offsets(t);
+    }
     if (warp_has_items) {
 #pragma unroll
       for (int r = 0; r < kItems; ++r) {
         if (!order.holds(r)) break;
         item[r] = warp_counters[(item[r] >> 16) * kCounterStride] + (item[r] & 0xFFFFu);
-        store_key(Layout::padded(int(item[r])), key[r]);
+        if constexpr (kCluster) scatter_word(0, item[r], key[r]);
+        else store_key(Layout::padded(int(item[r])), key[r]);
       }
     }
     if constexpr (WITH_VALUES) {
@@ -465,12 +614,13 @@ class BlockRadixSort8 {
           load_value(order.slot(r), value[r]);
         }
       }
-      __syncthreads();  // every value is read before any is overwritten
+      sync_tile();  // every value is read before any is overwritten
       if (warp_has_items) {
 #pragma unroll
         for (int r = 0; r < kItems; ++r) {
           if (!order.holds(r)) break;
-          store_value(Layout::padded(int(item[r])), value[r]);
+          if constexpr (kCluster) scatter_word(1, item[r], bit_cast_to<std::uint32_t>(value[r]));
+          else store_value(Layout::padded(int(item[r])), value[r]);
         }
       }
     }
@@ -493,16 +643,18 @@ class BlockRadixSort8 {
     };
     // Padding is all ones in every digit and comes after every real item, so
     // the stable passes put it last.
+    // Cluster form: this CTA's slice starts at tile position cta_first.
+    const int cta_first = kCluster ? int(detail::Cluster::rank()) * kTileItems : 0;
 #pragma unroll
     for (int r = 0; r < kItems; ++r) {
       const int position = IN == Arrangement::warp_spread ? order.position(r) : index_of<IN>(t, r);
-      if (position >= valid_items) key[r] = Bits(~Bits(0));
+      if (cta_first + position >= valid_items) key[r] = Bits(~Bits(0));
     }
 
     // The warp's slice of the tile, [warp * 32 * n, (warp + 1) * 32 * n)
     // with n registers per lane, is the same in the blocked and warp-striped
     // arrangements.
-    const bool warp_has_items = order.position(0) - (t & 31) < valid_items;
+    const bool warp_has_items = cta_first + order.position(0) - (t & 31) < valid_items;
     if (begin_bit >= end_bit) {  // nothing to compare: input order, rearranged
       if constexpr (IN != OUT) {
 #pragma unroll
@@ -535,7 +687,7 @@ class BlockRadixSort8 {
     for (int shift = begin_bit; shift < end_bit; shift += kRadixBits) {
       const int bits = end_bit - shift < kRadixBits ? end_bit - shift : kRadixBits;
       rank_and_scatter<WITH_VALUES>(t, order, key, value, shift, bits, warp_has_items);
-      __syncthreads();  // the tile is in rank order
+      sync_tile();  // the tile is in rank order
       if (shift + kRadixBits < end_bit) {
 #pragma unroll
         for (int r = 0; r < kItems; ++r)
