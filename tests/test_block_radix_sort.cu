@@ -6,6 +6,7 @@
 //
 // Every test skips visibly without a CUDA device. Tests named *Sanitizer*
 // are the small subset for compute-sanitizer memcheck / racecheck / synccheck.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -116,6 +117,43 @@ __global__ void __launch_bounds__(T) radix_kernel(const K* in_keys, const HostVa
       if constexpr (kWithValues<V>) out_values[tile + rank] = value[r];
     }
   }
+}
+
+/// The cluster form: the C CTAs of each cluster sort one tile of C x T x I
+/// items; CTA c (cooperative_groups' block rank, independent of the
+/// header's) loads and stores cluster positions [c, c + 1) x T x I.
+template <class K, class V, int T, int I, int C, Arrangement IN, Arrangement OUT>
+__global__ void __launch_bounds__(T) radix_cluster_kernel(const K* in_keys, const HostValue<V>* in_values,
+                                                          K* out_keys, HostValue<V>* out_values, const int* valid,
+                                                          Order order, int begin_bit, int end_bit) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using Sort = BlockRadixSort8<K, V, T, I, RadixMatch::ballot, C>;
+  extern __shared__ __align__(16) unsigned char shared_raw[];
+  auto& temp = *reinterpret_cast<typename Sort::TempStorage*>(shared_raw);
+  const unsigned cta = cooperative_groups::this_cluster().block_rank();
+  const std::size_t tile = std::size_t(blockIdx.x / C) * Sort::kClusterTileItems;
+  const int first = int(cta) * Sort::kTileItems;
+  const int t = int(threadIdx.x);
+  const int n = valid[blockIdx.x / C];
+  K key[I];
+  HostValue<V> value[I];
+#pragma unroll
+  for (int r = 0; r < I; ++r) {
+    const int p = first + position_of<IN, T, I>(t, r);
+    key[r] = in_keys[tile + p];  // past the valid prefix: junk the sort must ignore
+    if constexpr (kWithValues<V>) value[r] = in_values[tile + p];
+  }
+  if constexpr (kWithValues<V>) Sort(temp).template SortArranged<IN, OUT>(key, value, n, order, begin_bit, end_bit);
+  else Sort(temp).template SortArranged<IN, OUT>(key, n, order, begin_bit, end_bit);
+#pragma unroll
+  for (int r = 0; r < I; ++r) {
+    const int rank = first + position_of<OUT, T, I>(t, r);
+    if (rank < n) {
+      out_keys[tile + rank] = key[r];
+      if constexpr (kWithValues<V>) out_values[tile + rank] = value[r];
+    }
+  }
+#endif
 }
 
 // ---------------------------------------------------------------------------
@@ -234,6 +272,89 @@ void check_radix(const std::vector<int>& valid, Order order, Dist dist, int begi
       }
     }
   }
+}
+
+/// Whether the device can launch thread-block clusters (sm_90 on).
+bool cluster_launch_supported() {
+  int device = 0, supported = 0;
+  return cudaGetDevice(&device) == cudaSuccess &&
+         cudaDeviceGetAttribute(&supported, cudaDevAttrClusterLaunch, device) == cudaSuccess && supported != 0;
+}
+
+/// check_radix for the cluster form: tiles of C x T x I items, one cluster
+/// of C CTAs each.
+template <class K, class V, int T, int I, int C, Arrangement IN = Arrangement::warp_striped,
+          Arrangement OUT = Arrangement::striped>
+void check_radix_cluster(const std::vector<int>& valid, Order order, Dist dist, int begin_bit, int end_bit, Rng& rng) {
+  using Sort = BlockRadixSort8<K, V, T, I, RadixMatch::ballot, C>;
+  constexpr int kTile = Sort::kClusterTileItems;
+  SCOPED_TRACE(::testing::Message() << "BlockRadixSort8<" << tstest::name_of(key_type_of<K>())
+                                    << (kWithValues<V> ? ", b32" : ", keys") << ", " << T << "x" << I << ", cluster of "
+                                    << C << "> " << name_of(IN) << " -> " << name_of(OUT) << " "
+                                    << tstest::name_of(order) << " " << tstest::name_of(dist) << " bits ["
+                                    << begin_bit << ", " << end_bit << ")");
+  const std::size_t slots = valid.size() * std::size_t(kTile);
+  const std::vector<K> keys = tstest::generate_keys_typed<K>(dist, slots, rng);
+  std::vector<HostValue<V>> values(slots);
+  for (std::size_t i = 0; i < slots; ++i) values[i] = HostValue<V>(i * 2654435761u + 7);
+  std::vector<K> want_keys;
+  std::vector<HostValue<V>> want_values;
+  expected_tiles<K, V>(keys, values, valid, kTile, order, begin_bit, end_bit, want_keys, want_values);
+
+  DeviceBuffer d_in_k, d_in_v, d_out_k, d_out_v, d_valid;
+  ASSERT_NO_FATAL_FAILURE(upload(d_in_k, keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_in_v, values));
+  ASSERT_NO_FATAL_FAILURE(upload(d_out_k, keys));
+  ASSERT_NO_FATAL_FAILURE(upload(d_out_v, values));
+  ASSERT_NO_FATAL_FAILURE(upload(d_valid, valid));
+  const auto kernel = radix_cluster_kernel<K, V, T, I, C, IN, OUT>;
+  constexpr int kSmem = int(sizeof(typename Sort::TempStorage));
+  TS_CUDA_ASSERT(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
+  if (!valid.empty()) {
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(unsigned(valid.size() * C));
+    config.blockDim = dim3(unsigned(T));
+    config.dynamicSmemBytes = kSmem;
+    cudaLaunchAttribute cluster{};
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = unsigned(C);
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    TS_CUDA_ASSERT(cudaLaunchKernelEx(&config, kernel, d_in_k.as<K>(), d_in_v.as<HostValue<V>>(), d_out_k.as<K>(),
+                                      d_out_v.as<HostValue<V>>(), d_valid.as<int>(), order, begin_bit, end_bit));
+  }
+  TS_CUDA_ASSERT(cudaGetLastError());
+  TS_CUDA_ASSERT(cudaDeviceSynchronize());
+  std::vector<K> got_keys(slots);
+  std::vector<HostValue<V>> got_values(slots);
+  ASSERT_NO_FATAL_FAILURE(download(got_keys, d_out_k));
+  ASSERT_NO_FATAL_FAILURE(download(got_values, d_out_v));
+  for (std::size_t b = 0; b < valid.size(); ++b) {
+    for (int rank = 0; rank < valid[b]; ++rank) {
+      const std::size_t i = b * kTile + std::size_t(rank);
+      const bool key_ok = std::memcmp(&want_keys[i], &got_keys[i], sizeof(K)) == 0;
+      const bool value_ok = !kWithValues<V> || want_values[i] == got_values[i];
+      if (!key_ok || !value_ok) {
+        ADD_FAILURE() << "tile " << b << " (valid " << valid[b] << "), rank " << rank << ": key "
+                      << (key_ok ? "ok" : "differs") << ", value " << (value_ok ? "ok" : "differs") << "; "
+                      << tstest::seed_message();
+        return;
+      }
+    }
+  }
+}
+
+/// Valid counts of a cluster tile of C x T x I: its edges, every CTA
+/// boundary and one past it, and random ones.
+template <int T, int I, int C>
+std::vector<int> cluster_valid_counts(Rng& rng) {
+  constexpr int cta = T * I, tile = C * cta;
+  std::vector<int> v = {tile, 0, 1, tile - 1, 33};
+  for (int c = 1; c < C; ++c) v.insert(v.end(), {c * cta - 1, c * cta, c * cta + 1});
+  for (int s = 0; s < 4; ++s) v.push_back(int(rng() % std::uint64_t(tile + 1)));
+  return v;
 }
 
 /// Valid counts per tile of THREADS x ITEMS: the edges (0, 1, tile - 1,
@@ -598,6 +719,37 @@ TEST(BlockRadixSort8, Distributions) {
   }
 }
 
+// The cluster form (sm_90): 2 and 4 CTAs sorting one tile in distributed
+// shared memory, 32-bit keys alone and with values, both orders, full and
+// partial ranges (one pass of 1 bit, a partial last digit, none), tiles
+// that end at, just before and just past every CTA boundary; stability
+// through equal keys (few unique, all equal), and blocked input.
+TEST(BlockRadixSort8, ClusterForm) {
+  REQUIRE_CUDA_DEVICE();
+  if (!cluster_launch_supported()) GTEST_SKIP() << "the device cannot launch thread-block clusters (sm_90 and later)";
+  Rng rng(tstest::test_seed());
+  const std::vector<std::pair<int, int>> ranges = {{0, 32}, {0, 16}, {3, 14}, {31, 32}, {5, 5}};
+  for (const auto& [b, e] : ranges) {
+    for (Order order : {Order::ascending, Order::descending}) {
+      for (Dist dist : {Dist::uniform, Dist::few_unique, Dist::all_equal}) {
+        ASSERT_NO_FATAL_FAILURE((check_radix_cluster<std::uint32_t, std::uint32_t, 256, 8, 2>(
+            cluster_valid_counts<256, 8, 2>(rng), order, dist, b, e, rng)));
+        ASSERT_NO_FATAL_FAILURE((check_radix_cluster<std::uint32_t, KeysOnly, 256, 8, 4>(
+            cluster_valid_counts<256, 8, 4>(rng), order, dist, b, e, rng)));
+      }
+    }
+  }
+  for (Order order : {Order::ascending, Order::descending}) {
+    ASSERT_NO_FATAL_FAILURE((check_radix_cluster<float, std::uint32_t, 256, 8, 2>(
+        cluster_valid_counts<256, 8, 2>(rng), order, Dist::specials, 0, 32, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_radix_cluster<std::int32_t, std::uint32_t, 512, 32, 2>(
+        cluster_valid_counts<512, 32, 2>(rng), order, Dist::uniform, 0, 32, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_radix_cluster<std::uint32_t, std::uint32_t, 256, 8, 2, Arrangement::blocked,
+                                                 Arrangement::blocked>(cluster_valid_counts<256, 8, 2>(rng), order,
+                                                                       Dist::uniform, 0, 32, rng)));
+  }
+}
+
 // Small subset for compute-sanitizer memcheck / racecheck / synccheck: every
 // barrier pattern (blocked and warp-striped input, keys only and with
 // values, 1..8 passes, no pass), partial tiles.
@@ -617,6 +769,17 @@ TEST(BlockRadixSanitizer, PartialTiles) {
   // A partial tile spread over every warp, fewer registers each.
   check_radix<std::uint32_t, std::uint32_t, 256, 8, Arrangement::warp_spread, kS>({2048, 1025, 257, 256, 1}, Order::ascending, Dist::uniform, 0, 32, rng);
   check_radix<std::uint32_t, KeysOnly, 128, 8, Arrangement::warp_spread, kS>({1024, 640, 129}, Order::descending, Dist::few_unique, 2, 18, rng);
+}
+
+// The cluster form under the sanitizers: distributed shared memory, cluster
+// barriers, values and keys alone, a partial tile ending inside the second
+// CTA and one that leaves it only padding.
+TEST(BlockRadixSanitizer, ClusterForm) {
+  REQUIRE_CUDA_DEVICE();
+  if (!cluster_launch_supported()) GTEST_SKIP() << "the device cannot launch thread-block clusters (sm_90 and later)";
+  Rng rng(tstest::test_seed());
+  check_radix_cluster<std::uint32_t, std::uint32_t, 256, 8, 2>({4096, 3000, 100}, Order::ascending, Dist::few_unique, 0, 32, rng);
+  check_radix_cluster<std::uint32_t, KeysOnly, 256, 8, 4>({8192, 5000}, Order::descending, Dist::uniform, 0, 16, rng);
 }
 
 // ---------------------------------------------------------------------------
