@@ -200,9 +200,61 @@ void expected_tiles(const std::vector<K>& keys, const std::vector<HostValue<V>>&
   }
 }
 
+/// Device copies of a case's inputs; the outputs start as copies of the
+/// inputs, so ranks the kernel must not write keep the input's junk.
+template <class K, class V>
+struct RadixBuffers {
+  DeviceBuffer in_keys, in_values, out_keys, out_values, valid;
+
+  void upload_case(const std::vector<K>& keys, const std::vector<HostValue<V>>& values,
+                   const std::vector<int>& valid_counts) {
+    ASSERT_NO_FATAL_FAILURE(upload(in_keys, keys));
+    ASSERT_NO_FATAL_FAILURE(upload(in_values, values));
+    ASSERT_NO_FATAL_FAILURE(upload(out_keys, keys));
+    ASSERT_NO_FATAL_FAILURE(upload(out_values, values));
+    ASSERT_NO_FATAL_FAILURE(upload(valid, valid_counts));
+  }
+};
+
+/// Waits for the kernel, downloads its outputs and compares every valid
+/// rank of every tile: keys bit for bit, values exactly (they are unique,
+/// so stability is checked too).
+template <class K, class V>
+void expect_sorted_tiles(RadixBuffers<K, V>& buffers, const std::vector<int>& valid, int tile_items,
+                         const std::vector<K>& want_keys, const std::vector<HostValue<V>>& want_values) {
+  TS_CUDA_ASSERT(cudaGetLastError());
+  TS_CUDA_ASSERT(cudaDeviceSynchronize());
+  std::vector<K> got_keys(want_keys.size());
+  std::vector<HostValue<V>> got_values(want_values.size());
+  ASSERT_NO_FATAL_FAILURE(download(got_keys, buffers.out_keys));
+  ASSERT_NO_FATAL_FAILURE(download(got_values, buffers.out_values));
+  for (std::size_t b = 0; b < valid.size(); ++b) {
+    for (int rank = 0; rank < valid[b]; ++rank) {
+      const std::size_t i = b * std::size_t(tile_items) + std::size_t(rank);
+      const bool key_ok = std::memcmp(&want_keys[i], &got_keys[i], sizeof(K)) == 0;
+      const bool value_ok = !kWithValues<V> || want_values[i] == got_values[i];
+      if (!key_ok || !value_ok) {
+        ADD_FAILURE() << "tile " << b << " (valid " << valid[b] << "), rank " << rank << ": key "
+                      << (key_ok ? "ok" : "differs") << ", value " << (value_ok ? "ok" : "differs") << "; "
+                      << tstest::seed_message();
+        return;
+      }
+    }
+  }
+}
+
+/// Keys of `dist` and unique values for tiles of `tile_items`.
+template <class K, class V>
+void make_tiles(std::size_t tiles, int tile_items, Dist dist, Rng& rng, std::vector<K>& keys,
+                std::vector<HostValue<V>>& values) {
+  const std::size_t slots = tiles * std::size_t(tile_items);
+  keys = tstest::generate_keys_typed<K>(dist, slots, rng);
+  values.resize(slots);
+  for (std::size_t i = 0; i < slots; ++i) values[i] = HostValue<V>(i * 2654435761u + 7);
+}
+
 /// Runs one configuration over tiles with the given valid counts and
-/// compares every valid rank, keys bit for bit, values exactly (they are
-/// unique, so stability is checked too).
+/// compares every valid rank (expect_sorted_tiles).
 template <class K, class V, int T, int I, Arrangement IN = Arrangement::blocked, Arrangement OUT = Arrangement::blocked,
           RadixMatch M = RadixMatch::ballot, Api API = Api::typed>
 void check_radix(const std::vector<int>& valid, Order order, Dist dist, int begin_bit, int end_bit, Rng& rng) {
@@ -217,11 +269,9 @@ void check_radix(const std::vector<int>& valid, Order order, Dist dist, int begi
   SCOPED_TRACE(what.str());
 
   const std::size_t slots = valid.size() * std::size_t(kTile);
-  const std::vector<K> keys = tstest::generate_keys_typed<K>(dist, slots, rng);
-  std::vector<HostValue<V>> values(slots);
-  for (std::size_t i = 0; i < slots; ++i) values[i] = HostValue<V>(i * 2654435761u + 7);
-  std::vector<K> want_keys;
-  std::vector<HostValue<V>> want_values;
+  std::vector<K> keys, want_keys;
+  std::vector<HostValue<V>> values, want_values;
+  make_tiles<K, V>(valid.size(), kTile, dist, rng, keys, values);
   expected_tiles<K, V>(keys, values, valid, kTile, order, begin_bit, end_bit, want_keys, want_values);
 
   if (begin_bit == 0 && end_bit == int(sizeof(K) * 8)) {
@@ -239,39 +289,17 @@ void check_radix(const std::vector<int>& valid, Order order, Dist dist, int begi
     ASSERT_TRUE(ref_values == want_values) << "reference disagreement";
   }
 
-  DeviceBuffer d_in_k, d_in_v, d_out_k, d_out_v, d_valid;
-  ASSERT_NO_FATAL_FAILURE(upload(d_in_k, keys));
-  ASSERT_NO_FATAL_FAILURE(upload(d_in_v, values));
-  ASSERT_NO_FATAL_FAILURE(upload(d_out_k, keys));
-  ASSERT_NO_FATAL_FAILURE(upload(d_out_v, values));
-  ASSERT_NO_FATAL_FAILURE(upload(d_valid, valid));
+  RadixBuffers<K, V> d;
+  ASSERT_NO_FATAL_FAILURE(d.upload_case(keys, values, valid));
   const auto kernel = radix_kernel<K, V, T, I, IN, OUT, M, API>;
   constexpr int kSmem = int(sizeof(typename Sort::TempStorage));
   TS_CUDA_ASSERT(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
   if (!valid.empty()) {
-    kernel<<<unsigned(valid.size()), T, kSmem>>>(d_in_k.as<K>(), d_in_v.as<HostValue<V>>(), d_out_k.as<K>(),
-                                                 d_out_v.as<HostValue<V>>(), d_valid.as<int>(), order, begin_bit,
-                                                 end_bit);
+    kernel<<<unsigned(valid.size()), T, kSmem>>>(d.in_keys.template as<K>(), d.in_values.template as<HostValue<V>>(),
+                                                 d.out_keys.template as<K>(), d.out_values.template as<HostValue<V>>(),
+                                                 d.valid.template as<int>(), order, begin_bit, end_bit);
   }
-  TS_CUDA_ASSERT(cudaGetLastError());
-  TS_CUDA_ASSERT(cudaDeviceSynchronize());
-  std::vector<K> got_keys(slots);
-  std::vector<HostValue<V>> got_values(slots);
-  ASSERT_NO_FATAL_FAILURE(download(got_keys, d_out_k));
-  ASSERT_NO_FATAL_FAILURE(download(got_values, d_out_v));
-  for (std::size_t b = 0; b < valid.size(); ++b) {
-    for (int rank = 0; rank < valid[b]; ++rank) {
-      const std::size_t i = b * kTile + std::size_t(rank);
-      const bool key_ok = std::memcmp(&want_keys[i], &got_keys[i], sizeof(K)) == 0;
-      const bool value_ok = !kWithValues<V> || want_values[i] == got_values[i];
-      if (!key_ok || !value_ok) {
-        ADD_FAILURE() << "tile " << b << " (valid " << valid[b] << "), rank " << rank << ": key "
-                      << (key_ok ? "ok" : "differs") << ", value " << (value_ok ? "ok" : "differs") << "; "
-                      << tstest::seed_message();
-        return;
-      }
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE((expect_sorted_tiles<K, V>(d, valid, kTile, want_keys, want_values)));
 }
 
 /// Whether the device can launch thread-block clusters (sm_90 on).
@@ -293,20 +321,13 @@ void check_radix_cluster(const std::vector<int>& valid, Order order, Dist dist, 
                                     << C << "> " << name_of(IN) << " -> " << name_of(OUT) << " "
                                     << tstest::name_of(order) << " " << tstest::name_of(dist) << " bits ["
                                     << begin_bit << ", " << end_bit << ")");
-  const std::size_t slots = valid.size() * std::size_t(kTile);
-  const std::vector<K> keys = tstest::generate_keys_typed<K>(dist, slots, rng);
-  std::vector<HostValue<V>> values(slots);
-  for (std::size_t i = 0; i < slots; ++i) values[i] = HostValue<V>(i * 2654435761u + 7);
-  std::vector<K> want_keys;
-  std::vector<HostValue<V>> want_values;
+  std::vector<K> keys, want_keys;
+  std::vector<HostValue<V>> values, want_values;
+  make_tiles<K, V>(valid.size(), kTile, dist, rng, keys, values);
   expected_tiles<K, V>(keys, values, valid, kTile, order, begin_bit, end_bit, want_keys, want_values);
 
-  DeviceBuffer d_in_k, d_in_v, d_out_k, d_out_v, d_valid;
-  ASSERT_NO_FATAL_FAILURE(upload(d_in_k, keys));
-  ASSERT_NO_FATAL_FAILURE(upload(d_in_v, values));
-  ASSERT_NO_FATAL_FAILURE(upload(d_out_k, keys));
-  ASSERT_NO_FATAL_FAILURE(upload(d_out_v, values));
-  ASSERT_NO_FATAL_FAILURE(upload(d_valid, valid));
+  RadixBuffers<K, V> d;
+  ASSERT_NO_FATAL_FAILURE(d.upload_case(keys, values, valid));
   const auto kernel = radix_cluster_kernel<K, V, T, I, C, IN, OUT>;
   constexpr int kSmem = int(sizeof(typename Sort::TempStorage));
   TS_CUDA_ASSERT(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem));
@@ -322,28 +343,11 @@ void check_radix_cluster(const std::vector<int>& valid, Order order, Dist dist, 
     cluster.val.clusterDim.z = 1;
     config.attrs = &cluster;
     config.numAttrs = 1;
-    TS_CUDA_ASSERT(cudaLaunchKernelEx(&config, kernel, d_in_k.as<K>(), d_in_v.as<HostValue<V>>(), d_out_k.as<K>(),
-                                      d_out_v.as<HostValue<V>>(), d_valid.as<int>(), order, begin_bit, end_bit));
+    TS_CUDA_ASSERT(cudaLaunchKernelEx(&config, kernel, d.in_keys.template as<K>(), d.in_values.template as<HostValue<V>>(),
+                                      d.out_keys.template as<K>(), d.out_values.template as<HostValue<V>>(), d.valid.template as<int>(), order,
+                                      begin_bit, end_bit));
   }
-  TS_CUDA_ASSERT(cudaGetLastError());
-  TS_CUDA_ASSERT(cudaDeviceSynchronize());
-  std::vector<K> got_keys(slots);
-  std::vector<HostValue<V>> got_values(slots);
-  ASSERT_NO_FATAL_FAILURE(download(got_keys, d_out_k));
-  ASSERT_NO_FATAL_FAILURE(download(got_values, d_out_v));
-  for (std::size_t b = 0; b < valid.size(); ++b) {
-    for (int rank = 0; rank < valid[b]; ++rank) {
-      const std::size_t i = b * kTile + std::size_t(rank);
-      const bool key_ok = std::memcmp(&want_keys[i], &got_keys[i], sizeof(K)) == 0;
-      const bool value_ok = !kWithValues<V> || want_values[i] == got_values[i];
-      if (!key_ok || !value_ok) {
-        ADD_FAILURE() << "tile " << b << " (valid " << valid[b] << "), rank " << rank << ": key "
-                      << (key_ok ? "ok" : "differs") << ", value " << (value_ok ? "ok" : "differs") << "; "
-                      << tstest::seed_message();
-        return;
-      }
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE((expect_sorted_tiles<K, V>(d, valid, kTile, want_keys, want_values)));
 }
 
 /// Valid counts of a cluster tile of C x T x I: its edges, every CTA

@@ -438,34 +438,44 @@ TEST_F(SegmentedSortBitRanges, NarrowRangesThroughTheRadixClasses) {
   }
 }
 
+// Every key type of `key_types` x every value width x `ranges` (float keys:
+// the full range only, as the reference orders them), orders alternating,
+// key distributions in turn (a float key's every call at position 2 of the
+// cycle takes NaN / -0.0 specials instead), on `sizes` shuffled each time.
+void sort_types_over_ranges(cudaStream_t stream, Rng& rng, std::initializer_list<KeyType> key_types,
+                            const std::vector<std::pair<int, int>>& ranges, std::vector<std::uint64_t> sizes,
+                            const std::vector<Dist>& dists) {
+  std::size_t i = 0;
+  for (KeyType kt : key_types) {
+    for (ValueType vt : {ValueType::none, ValueType::b32, ValueType::b64}) {
+      for (auto [b, e] : ranges) {
+        if (is_float(kt) && (b != 0 || e != key_bits(kt))) continue;
+        const Order order = (i % 2) ? Order::descending : Order::ascending;
+        const Dist dist = is_float(kt) && i % dists.size() == 2 ? Dist::specials : dists[i % dists.size()];
+        ++i;
+        SCOPED_TRACE(::testing::Message() << name_of(kt) << " values " << name_of(vt) << " bits [" << b << "," << e
+                                          << ") " << name_of(order) << " " << name_of(dist));
+        std::shuffle(sizes.begin(), sizes.end(), rng);
+        const HostCase c = make_case(kt, vt, (i % 3) ? OffsetType::u32 : OffsetType::u64, sizes, dist, rng,
+                                     random_pad(rng), random_pad(rng));
+        ASSERT_NO_FATAL_FAILURE(sort_bits_and_check(stream, rng, c, order, b, e));
+      }
+    }
+  }
+}
+
 // 64-bit keys sort with BlockRadixSort8 from 257 to 16384 keys (cub's merge
 // sort below): every value width, both orders, full and partial bit ranges
 // (integers; floats take every bit), lengths at and around every class edge
 // from 129 and through the MSD path above.
 TEST_F(SegmentedSortBitRanges, WideKeysThroughTheRadix8Classes) {
   TS_TRACE_SEED();
-  const std::vector<std::pair<int, int>> ranges = {{0, 64}, {5, 37}, {32, 64}, {60, 64}, {0, 8}, {17, 33}};
   std::vector<std::uint64_t> sizes = {255, 256, 257, 300, 511, 512, 513, 1024, 1025, 1500, 2048, 2049,
                                       4096, 4097, 8192, 8193, 12000, 16383, 16384, 16385, 0, 1, 2};
   if (!small_mode()) sizes.insert(sizes.end(), {40000, 70000});
-  const Dist dists[] = {Dist::uniform, Dist::few_unique, Dist::low16, Dist::presorted};
-  int i = 0;
-  for (KeyType kt : {KeyType::u64, KeyType::i64, KeyType::f64}) {
-    for (ValueType vt : {ValueType::none, ValueType::b32, ValueType::b64}) {
-      for (auto [b, e] : ranges) {
-        if (kt == KeyType::f64 && (b != 0 || e != 64)) continue;  // float keys take no partial ranges in the reference
-        const Order order = (i % 2) ? Order::descending : Order::ascending;
-        const Dist dist = kt == KeyType::f64 && (i % 4) == 2 ? Dist::specials : dists[i % 4];
-        ++i;
-        SCOPED_TRACE(::testing::Message() << name_of(kt) << " values " << name_of(vt) << " bits [" << b << "," << e
-                                          << ") " << name_of(order) << " " << name_of(dist));
-        std::shuffle(sizes.begin(), sizes.end(), rng_);
-        const HostCase c = make_case(kt, vt, (i % 3) ? OffsetType::u32 : OffsetType::u64, sizes, dist, rng_,
-                                     random_pad(rng_), random_pad(rng_));
-        ASSERT_NO_FATAL_FAILURE(sort_bits_and_check(stream_, rng_, c, order, b, e));
-      }
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE(sort_types_over_ranges(stream_, rng_, {KeyType::u64, KeyType::i64, KeyType::f64},
+                                                 {{0, 64}, {5, 37}, {32, 64}, {60, 64}, {0, 8}, {17, 33}}, sizes,
+                                                 {Dist::uniform, Dist::few_unique, Dist::low16, Dist::presorted}));
 }
 
 // 32-bit keys of 16385..32768 in calls of at most 16 compared bits sort in
@@ -478,28 +488,13 @@ TEST_F(SegmentedSortBitRanges, WideKeysThroughTheRadix8Classes) {
 // reversed) as well as spread ones.
 TEST_F(SegmentedSortBitRanges, ClusterClasses) {
   TS_TRACE_SEED();
-  const std::vector<std::pair<int, int>> ranges = {{0, 16}, {0, 32}, {16, 32}, {3, 19}, {24, 32}, {0, 8}, {3, 29}};
   std::vector<std::uint64_t> sizes = {16384, 16385, 16386, 20000, 24576, 32767, 32768, 32769,
                                       40000, 49153, 65535, 65536, 0, 1, 2, 300};
   if (!small_mode()) sizes.insert(sizes.end(), {65537, 100000});
-  const Dist dists[] = {Dist::uniform, Dist::few_unique, Dist::all_equal, Dist::presorted, Dist::reversed, Dist::low16};
-  int i = 0;
-  for (KeyType kt : {KeyType::u32, KeyType::i32, KeyType::f32}) {
-    for (ValueType vt : {ValueType::none, ValueType::b32, ValueType::b64}) {
-      for (auto [b, e] : ranges) {
-        if (kt == KeyType::f32 && (b != 0 || e != 32)) continue;  // float keys take no partial ranges in the reference
-        const Order order = (i % 2) ? Order::descending : Order::ascending;
-        const Dist dist = kt == KeyType::f32 && (i % 3) == 2 ? Dist::specials : dists[i % 6];
-        ++i;
-        SCOPED_TRACE(::testing::Message() << name_of(kt) << " values " << name_of(vt) << " bits [" << b << "," << e
-                                          << ") " << name_of(order) << " " << name_of(dist));
-        std::shuffle(sizes.begin(), sizes.end(), rng_);
-        const HostCase c = make_case(kt, vt, (i % 3) ? OffsetType::u32 : OffsetType::u64, sizes, dist, rng_,
-                                     random_pad(rng_), random_pad(rng_));
-        ASSERT_NO_FATAL_FAILURE(sort_bits_and_check(stream_, rng_, c, order, b, e));
-      }
-    }
-  }
+  ASSERT_NO_FATAL_FAILURE(sort_types_over_ranges(
+      stream_, rng_, {KeyType::u32, KeyType::i32, KeyType::f32},
+      {{0, 16}, {0, 32}, {16, 32}, {3, 19}, {24, 32}, {0, 8}, {3, 29}}, sizes,
+      {Dist::uniform, Dist::few_unique, Dist::all_equal, Dist::presorted, Dist::reversed, Dist::low16}));
 }
 
 // Buckets of one to several histogram spans (16 chunks of 4096 keys), and the

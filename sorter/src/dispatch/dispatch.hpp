@@ -39,6 +39,16 @@ struct SortCall {
   int multiprocessors;
 };
 
+/// The launch attribute that groups a grid's blocks into clusters of `ctas`.
+inline cudaLaunchAttribute cluster_attribute(int ctas) {
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = unsigned(ctas);
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  return attribute;
+}
+
 /// Launches `kernel` in thread-block clusters of `cluster_ctas` CTAs (1: no
 /// clusters; blocks a multiple of it); with `programmatic`, as a
 /// programmatic dependent launch (sm_90+): its blocks may be placed while
@@ -59,13 +69,7 @@ cudaError_t launch_kernel_in_clusters(void (*kernel)(Params...), int blocks, int
     attributes[n].val.programmaticStreamSerializationAllowed = 1;
     ++n;
   }
-  if (cluster_ctas > 1) {
-    attributes[n].id = cudaLaunchAttributeClusterDimension;
-    attributes[n].val.clusterDim.x = unsigned(cluster_ctas);
-    attributes[n].val.clusterDim.y = 1;
-    attributes[n].val.clusterDim.z = 1;
-    ++n;
-  }
+  if (cluster_ctas > 1) attributes[n++] = cluster_attribute(cluster_ctas);
   config.attrs = n != 0 ? attributes : nullptr;
   config.numAttrs = n;
   return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);

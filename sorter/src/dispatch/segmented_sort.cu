@@ -394,11 +394,7 @@ cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic
     config.gridDim = dim3(unsigned(cluster_ctas));
     config.blockDim = dim3(unsigned(threads));
     config.dynamicSmemBytes = dynamic_smem;
-    cudaLaunchAttribute cluster{};
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = unsigned(cluster_ctas);
-    cluster.val.clusterDim.y = 1;
-    cluster.val.clusterDim.z = 1;
+    cudaLaunchAttribute cluster = cluster_attribute(cluster_ctas);
     config.attrs = &cluster;
     config.numAttrs = 1;
     int clusters = 0;

@@ -225,6 +225,11 @@ struct Cluster {
 ///   warp-striped (SortArranged), which a warp loads from global memory with
 ///   coalesced scalar loads and saves the in-warp transpose; output blocked,
 ///   striped or warp-striped.
+/// - CLUSTER_CTAS > 1 (sm_90, 32-bit keys, 4-byte values or none, at least
+///   256 threads): the cluster form of the file comment. Every thread of
+///   every CTA of the cluster calls it with the same arguments; tile
+///   positions and valid_items are the cluster's (kClusterTileItems), and
+///   TempStorage grows by 1,056 bytes.
 /// - Always stable. Partial tiles: items at tile positions >= valid_items
 ///   (0..tile, the same in every thread) are ignored on input and undefined
 ///   on output; the valid ones come first, sorted.
