@@ -383,6 +383,37 @@ __device__ __forceinline__ void block_sort_task_narrow_radix(
       [&](int i, std::uint32_t p) { return Sorter::gathered_value(storage, value, i, p); });
 }
 
+/// The radix8 paths' common part (one block, or one CTA of a cluster): loads
+/// the task's keys (`src_keys`, the range's first key) warp-striped from
+/// range position `first` (thread t, register i: first + (t / 32) * 32 *
+/// kItems + i * 32 + t % 32), encoded, with padding past the range, and the
+/// payload of each (its value, or its position where GATHERS: 8-byte values,
+/// gathered afterwards), then sorts them over the task's compared bits into
+/// the striped arrangement.
+template <bool GATHERS, class Sort, class Bits, class Value, class Payload, int kItems>
+__device__ __forceinline__ void load_and_sort_radix8(const SortData<Bits, Value>& data, const Task& task,
+                                                     const Bits* src_keys, const Value* src_values,
+                                                     std::uint32_t first, Sort& sort, Bits (&key)[kItems],
+                                                     Payload (&payload)[kItems]) {
+  const int t = threadIdx.x;
+  const std::uint32_t warp_first = first + std::uint32_t(t / 32) * 32u * kItems + std::uint32_t(t % 32);
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = warp_first + std::uint32_t(i) * 32u;
+    const bool valid = p < task.length;
+    key[i] = valid ? data.codec.encode(src_keys[p]) : kAllOnes<Bits>;
+    if constexpr (GATHERS) payload[i] = p;
+    else if constexpr (kHasValues<Value>) payload[i] = valid ? src_values[p] : Value{};
+  }
+  const int high_bit = task_high_bit(task);
+  const int begin_bit = high_bit > data.begin_bit ? data.begin_bit : high_bit;  // none left: input order
+  constexpr block::Arrangement kIn = block::Arrangement::warp_striped;
+  if constexpr (kHasValues<Value>)
+    sort.template SortEncoded<kIn, block::Arrangement::striped>(key, payload, int(task.length), begin_bit, high_bit);
+  else
+    sort.template SortEncoded<kIn, block::Arrangement::striped>(key, int(task.length), begin_bit, high_bit);
+}
+
 /// block::BlockRadixSort8 path (any key width): warp-striped loads straight
 /// from global memory (the sort's native input, no transpose), passes over
 /// the task's compared bits, striped result (coalesced stores). 4-byte
@@ -391,31 +422,14 @@ template <class Shape, class Bits, class Value>
 __device__ __forceinline__ void block_sort_task_radix8(const SortData<Bits, Value>& data, const Task& task,
                                                    typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
   using Sorter = BlockSorter<Shape, Bits, Value>;
-  using Payload = typename Sorter::Radix8Payload;
   constexpr int kItems = Shape::kItemsMax;
-  constexpr block::Arrangement kIn = block::Arrangement::warp_striped;
   const int t = threadIdx.x;
-  const std::uint32_t warp_first = std::uint32_t(t / 32) * 32u * kItems + std::uint32_t(t % 32);
   const Bits* src_keys = data.key_source(task) + task.begin;
   const Value* src_values = data.value_source(task) + task.begin;
-
   Bits key[kItems];
-  Payload payload[kItems];
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const std::uint32_t p = warp_first + std::uint32_t(i) * 32u;
-    const bool valid = p < task.length;
-    key[i] = valid ? data.codec.encode(src_keys[p]) : kAllOnes<Bits>;
-    if constexpr (Sorter::kRadix8GathersValues) payload[i] = p;
-    else if constexpr (kHasValues<Value>) payload[i] = valid ? src_values[p] : Value{};
-  }
-  const int high_bit = task_high_bit(task);
-  const int begin_bit = high_bit > data.begin_bit ? data.begin_bit : high_bit;  // none left: input order
+  typename Sorter::Radix8Payload payload[kItems];
   typename Sorter::Radix8 sort(Sorter::radix8_storage(storage));
-  if constexpr (kHasValues<Value>)
-    sort.template SortEncoded<kIn, block::Arrangement::striped>(key, payload, int(task.length), begin_bit, high_bit);
-  else
-    sort.template SortEncoded<kIn, block::Arrangement::striped>(key, int(task.length), begin_bit, high_bit);
+  load_and_sort_radix8<Sorter::kRadix8GathersValues>(data, task, src_keys, src_values, 0u, sort, key, payload);
 
   if constexpr (Sorter::kRadix8GathersValues) {
     __syncthreads();  // the sort's storage becomes the staging area
@@ -530,28 +544,12 @@ __device__ __forceinline__ void cluster_sort_task(const SortData<Bits, Value>& d
   constexpr int kThreads = Shape::kThreads;
   const int t = threadIdx.x;
   const std::uint32_t cta_first = block::detail::Cluster::rank() * std::uint32_t(Shape::kCtaTileItems);
-  const std::uint32_t warp_first = cta_first + std::uint32_t(t / 32) * 32u * kItems + std::uint32_t(t % 32);
   const Bits* src_keys = data.key_source(task) + task.begin;
   const Value* src_values = data.value_source(task) + task.begin;
-
   Bits key[kItems];
   typename Sorter::Payload payload[kItems];
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const std::uint32_t p = warp_first + std::uint32_t(i) * 32u;
-    const bool valid = p < task.length;
-    key[i] = valid ? data.codec.encode(src_keys[p]) : kAllOnes<Bits>;
-    if constexpr (Sorter::kGathersValues) payload[i] = p;
-    else if constexpr (kHasValues<Value>) payload[i] = valid ? src_values[p] : Value{};
-  }
-  const int high_bit = task_high_bit(task);
-  const int begin_bit = high_bit > data.begin_bit ? data.begin_bit : high_bit;  // none left: input order
   typename Sorter::Sort sort(storage.sort);
-  constexpr block::Arrangement kIn = block::Arrangement::warp_striped;
-  if constexpr (kHasValues<Value>)
-    sort.template SortEncoded<kIn, block::Arrangement::striped>(key, payload, int(task.length), begin_bit, high_bit);
-  else
-    sort.template SortEncoded<kIn, block::Arrangement::striped>(key, int(task.length), begin_bit, high_bit);
+  load_and_sort_radix8<Sorter::kGathersValues>(data, task, src_keys, src_values, cta_first, sort, key, payload);
   const auto rank_of = [&](int i) { return cta_first + std::uint32_t(i * kThreads + t); };
   if constexpr (Sorter::kGathersValues) {
     __syncthreads();  // the sort's storage becomes the staging area
