@@ -798,6 +798,42 @@ TEST_F(SegmentedSortMaxSize, MsdRoundsFollowTheKeysDifferingBits) {
   ASSERT_NO_FATAL_FAILURE(sort_u32_pairs_and_check(stream_, offsets, keys));
 }
 
+// Ranges still larger than a block after the MSD rounds, both kinds the
+// fallback kernel finishes, in one call: children whose keys are all equal
+// in the compared bits but that moved to scratch (two-valued keys, nine in
+// ten keys equal: they only go home, copied by every block), and children
+// with bits left after the rounds (keys random in bits 31, 23 and 15 and
+// the low byte: each round halves a bucket, leaving children of about
+// 25,000 keys with 8 bits to compare, sorted by one block each). Beside
+// them: a segment of equal keys that no round moves, and short segments.
+// Small enough to run under the sanitizers (SanitizerSegmentedSort below).
+void sort_fallback_ranges_and_check(cudaStream_t stream, std::mt19937_64& rng) {
+  const std::vector<std::uint32_t> sizes = {50000, 3, 200000, 0, 70000, 1, 20000, 100};
+  std::vector<std::uint32_t> offsets(1, 0);
+  for (const std::uint32_t n : sizes) offsets.push_back(offsets.back() + n);
+  std::vector<std::uint32_t> keys(offsets.back());
+  const std::uint32_t common = std::uint32_t(rng());
+  for (std::size_t s = 0; s < sizes.size(); ++s)
+    for (std::uint32_t i = offsets[s]; i < offsets[s + 1]; ++i) {
+      const std::uint32_t r = std::uint32_t(rng());
+      switch (s) {
+        case 0: keys[i] = common ^ (r & 0x80000000u); break;
+        case 2: keys[i] = common ^ (r & 0x808080FFu); break;
+        case 4: keys[i] = r % 10u != 0 ? common : r; break;
+        case 6: keys[i] = common; break;
+        default: keys[i] = r;
+      }
+    }
+  ASSERT_NO_FATAL_FAILURE(sort_u32_pairs_and_check(stream, offsets, keys));
+}
+
+using SegmentedSortFallback = GpuTest;
+
+TEST_F(SegmentedSortFallback, RangesCopiedAndSorted) {
+  TS_TRACE_SEED();
+  ASSERT_NO_FATAL_FAILURE(sort_fallback_ranges_and_check(stream_, rng_));
+}
+
 // A plan of 2^31 - 1 items: 31 segments of 2^30, 2^29, ..., 1 u32 keys,
 // every size class and the MSD path in one call. Segment k's keys are a
 // random bijection of [0, 2^k) under random high bits, so its sorted keys
@@ -999,6 +1035,13 @@ TEST_F(SanitizerSegmentedSort, ClusterClasses) {
     o.end_bit = 16;
     ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
   }
+}
+
+// The fallback kernel's two kinds of ranges: copies home spread over every
+// block, and one block's LSD passes.
+TEST_F(SanitizerSegmentedSort, FallbackRanges) {
+  TS_TRACE_SEED();
+  ASSERT_NO_FATAL_FAILURE(sort_fallback_ranges_and_check(stream_, rng_));
 }
 
 TEST_F(SanitizerSegmentedSort, SkewedLargeSegments) {

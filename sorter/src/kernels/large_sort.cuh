@@ -21,7 +21,8 @@
 // and the final sort of a child writes it home.
 //
 // Fallback: a range still larger than a block after the rounds (skewed keys)
-// is finished by one block with LSD passes through global memory.
+// is finished by one block with LSD passes through global memory; one with
+// no compared bits left (duplicates) only goes home, copied by every block.
 #pragma once
 
 #include <cub/block/block_load.cuh>
@@ -777,8 +778,69 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads)
 
   const int t = threadIdx.x;
   const std::uint32_t num_tasks = lists.counters->fallback_count;
+  // A range with no compared bits left has equal keys in every compared
+  // bit and is in order in scratch (route_child lists it only when it
+  // moved): it only goes home. Those copies are spread evenly over every
+  // block, 256 ranges at a time as one run of items, so neither one huge
+  // range (one 2^26 segment of 1-bit keys: 98 ms with one block per range)
+  // nor many short ones (each block would walk all of them) waits on one
+  // block.
+  using CopyScan = cub::BlockScan<std::uint64_t, Shape::kThreads>;
+  __shared__ typename CopyScan::TempStorage copy_scan;
+  __shared__ Task copy_task[Shape::kThreads];
+  __shared__ std::uint64_t copy_first[Shape::kThreads];  // the range's first item in the group's run
+  for (std::uint32_t group = 0; group < num_tasks; group += Shape::kThreads) {
+    Task task{};
+    std::uint64_t length = 0;
+    if (group + t < num_tasks) {
+      task = lists.fallback_tasks[group + t];
+      if (task_high_bit(task) <= data.begin_bit && task_in_scratch(task)) length = task.length;
+    }
+    std::uint64_t first = 0, total = 0;
+    __syncthreads();  // the previous group's arrays are free
+    CopyScan(copy_scan).ExclusiveSum(length, first, total);
+    copy_task[t] = task;
+    copy_first[t] = length != 0 ? first : ~std::uint64_t(0);  // ranges that are not copies are never entered
+    __syncthreads();
+    const std::uint64_t share = (total + gridDim.x - 1) / gridDim.x;
+    const std::uint64_t lo = min(total, std::uint64_t(blockIdx.x) * share);
+    const std::uint64_t hi = min(total, lo + share);
+    for (int k = 0; k < Shape::kThreads && lo < hi; ++k) {
+      const std::uint64_t begin = copy_first[k];
+      if (begin == ~std::uint64_t(0)) continue;
+      const Task& range = copy_task[k];
+      const std::uint64_t end = begin + range.length;
+      if (end <= lo) continue;
+      if (begin >= hi) break;
+      const std::uint64_t from = range.begin + (max(lo, begin) - begin), to = range.begin + (min(hi, end) - begin);
+      // kCopyItems loads in flight per thread before their stores (the
+      // compiler cannot hoist a load above a store that may alias it).
+      constexpr int kCopyItems = 8;
+      for (std::uint64_t base = from + std::uint64_t(t); base < to; base += kCopyItems * Shape::kThreads) {
+        Bits key[kCopyItems];
+        Value value[kCopyItems];
+#pragma unroll
+        for (int u = 0; u < kCopyItems; ++u) {
+          const std::uint64_t at = base + std::uint64_t(u) * Shape::kThreads;
+          if (at < to) {
+            key[u] = data.scratch_keys[at];
+            if constexpr (kHasValues<Value>) value[u] = data.scratch_values[at];
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < kCopyItems; ++u) {
+          const std::uint64_t at = base + std::uint64_t(u) * Shape::kThreads;
+          if (at < to) {
+            data.keys[at] = key[u];
+            if constexpr (kHasValues<Value>) data.values[at] = value[u];
+          }
+        }
+      }
+    }
+  }
   for (std::uint32_t v = blockIdx.x; v < num_tasks; v += gridDim.x) {
     const Task task = lists.fallback_tasks[v];
+    if (task_high_bit(task) <= data.begin_bit) continue;  // copied above
     bool in_scratch = task_in_scratch(task);
     for (int low = data.begin_bit; low < task_high_bit(task); low += kDigitBits) {
       const int bits = min(kDigitBits, task_high_bit(task) - low);
