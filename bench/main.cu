@@ -72,6 +72,7 @@ struct Options {
   std::uint32_t items = kDefaultItems;      // for --segments
   std::uint64_t seed = kDefaultSeed;
   int key_bits = -1;                        // --key-bits: -1 = random over the whole key
+  int zero_key_percent = 0;                 // --zero-keys: percentage of items with key 0
   bool sweep = false;
   SweepOptions sweep_options;
   std::vector<const Variant*> variants;
@@ -125,6 +126,8 @@ void print_usage(std::FILE* to) {
                "  --seed N               seed of the --segments lengths and keys (default 1)\n"
                "  --key-bits N           u32 and u64 keys random in their low N bits only (ids from a\n"
                "                         small range), every bit still compared (default: all bits)\n"
+               "  --zero-keys P          P percent of the items (picked by hash) get key 0 (0.0 for f32):\n"
+               "                         one dominant value among random keys (default 0)\n"
                "  --variants LIST        default all: %s\n"
                "                         (key-value; u32-none = u32 keys only)\n"
                "  --methods LIST         default all: %s\n"
@@ -274,6 +277,9 @@ Options parse_options(int argc, char** argv) {
     } else if (flag == "--key-bits") {
       o.key_bits = static_cast<int>(parse_count(flag, value(), 0));
       if (o.key_bits > 64) usage_error("--key-bits needs at most 64");
+    } else if (flag == "--zero-keys") {
+      o.zero_key_percent = static_cast<int>(parse_count(flag, value(), 0));
+      if (o.zero_key_percent > 100) usage_error("--zero-keys needs a percentage, 0..100");
     } else if (flag == "--variants") {
       o.variants = parse_variants(value());
     } else if (flag == "--sweep") {
@@ -325,7 +331,8 @@ Options parse_options(int argc, char** argv) {
   }
   if (!o.segment_specs.empty() && !o.workloads_given) o.workloads.clear();  // only the user's workloads
   if (o.sweep) {
-    if (o.key_bits >= 0) usage_error("--key-bits applies to --workloads and --segments, not to --sweep");
+    if (o.key_bits >= 0 || o.zero_key_percent > 0)
+      usage_error("--key-bits and --zero-keys apply to --workloads and --segments, not to --sweep");
     shared.finish_sweep();
     if (!out_given) o.out = kDefaultSweepOut;
     if (o.sweep_options.variants.empty()) o.sweep_options.variants.push_back(&kVariants[0]);
@@ -424,6 +431,12 @@ Workload build_workload(const Options& o, std::size_t i) {
     w.name += "/" + std::to_string(o.key_bits) + "-bit-keys";
     w.note += (w.note.empty() ? "" : "; ") + std::string("integer keys random in their low ") +
               std::to_string(o.key_bits) + " bits, all bits compared";
+  }
+  if (o.zero_key_percent > 0) {
+    w.zero_key_percent = o.zero_key_percent;
+    w.name += "/" + std::to_string(o.zero_key_percent) + "%-zero-keys";
+    w.note += (w.note.empty() ? "" : "; ") + std::to_string(o.zero_key_percent) +
+              "% of the keys are 0, the others random";
   }
   return w;
 }

@@ -402,6 +402,8 @@ std::uint32_t max_segment_items(const Workload& workload) {
   return longest;
 }
 
+constexpr std::uint64_t kZeroKeySalt = 0x5a17u;
+
 void generate_keys(const Workload& workload, KeyKind key, void* out, int end_bit) {
   if (end_bit >= 0 && (key != KeyKind::u32 || end_bit > 32))
     throw std::invalid_argument("a key bit range is generated for u32 keys only, up to 32 bits");
@@ -417,6 +419,16 @@ void generate_keys(const Workload& workload, KeyKind key, void* out, int end_bit
   parallel_for(n, balanced_grain(n), [&](std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       const std::uint64_t h = mix64(seed + kGolden * (ids ? ids[i] : i));
+      // A second hash picks the zero keys, so that the others stay as random as before.
+      if (workload.zero_key_percent > 0 &&
+          mix64(h ^ kZeroKeySalt) % 100u < static_cast<std::uint64_t>(workload.zero_key_percent)) {
+        switch (key) {
+          case KeyKind::u32: static_cast<std::uint32_t*>(out)[i] = 0u; break;
+          case KeyKind::u64: static_cast<std::uint64_t*>(out)[i] = 0u; break;
+          case KeyKind::f32: static_cast<float*>(out)[i] = 0.0f; break;
+        }
+        continue;
+      }
       switch (key) {
         case KeyKind::u32:
           static_cast<std::uint32_t*>(out)[i] = static_cast<std::uint32_t>(h >> 32) & mask;

@@ -43,6 +43,9 @@ struct Workload {
   /// while every key bit is still compared: ids from a small range, or
   /// quantised depths the caller did not narrow with end_bit. -1: all bits.
   int key_bits = -1;
+  /// This percentage of the items (picked by hash) get key 0 (0.0f for f32
+  /// keys): a dominant value, as unset ids or culled depths make. 0: none.
+  int zero_key_percent = 0;
 
   std::uint32_t items() const { return offsets.back(); }
   std::uint32_t segments() const { return static_cast<std::uint32_t>(offsets.size() - 1); }

@@ -152,6 +152,29 @@ TEST(BenchWorkloads, SixteenBitKeysAreTheLowBitsOfTheFullKeys) {
   EXPECT_THROW(generate_keys(w, KeyKind::f32, f.data(), 16), std::invalid_argument);
 }
 
+TEST(BenchWorkloads, ZeroKeysReplaceTheirShareAndLeaveTheRest) {
+  Workload w = make_fixed_workload(1000, 200000);
+  std::vector<std::uint32_t> random(w.items()), mixed(w.items());
+  std::vector<std::uint64_t> wide(w.items());
+  std::vector<float> depth(w.items());
+  generate_keys(w, KeyKind::u32, random.data());
+  w.zero_key_percent = 30;
+  generate_keys(w, KeyKind::u32, mixed.data());
+  generate_keys(w, KeyKind::u64, wide.data());
+  generate_keys(w, KeyKind::f32, depth.data());
+  std::size_t zeros = 0;
+  for (std::size_t i = 0; i < mixed.size(); ++i) {
+    if (mixed[i] == 0) {
+      ++zeros;
+      ASSERT_EQ(wide[i], 0u) << i;  // the same items in every key type
+      ASSERT_EQ(depth[i], 0.0f) << i;
+    } else {
+      ASSERT_EQ(mixed[i], random[i]) << i;  // the others keep their keys
+    }
+  }
+  EXPECT_NEAR(double(zeros) / mixed.size(), 0.30, 0.01);
+}
+
 TEST(BenchSweep, SizesAreFourPerOctave) {
   const std::vector<std::uint32_t> sizes = sweep_segment_sizes(1u << 24);
   const std::vector<std::uint32_t> head = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64};
