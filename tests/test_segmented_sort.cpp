@@ -798,17 +798,22 @@ TEST_F(SegmentedSortMaxSize, MsdRoundsFollowTheKeysDifferingBits) {
   ASSERT_NO_FATAL_FAILURE(sort_u32_pairs_and_check(stream_, offsets, keys));
 }
 
-// Ranges still larger than a block after the MSD rounds, both kinds the
+// Ranges still larger than a block after the MSD rounds, every kind the
 // fallback kernel finishes, in one call: children whose keys are all equal
 // in the compared bits but that moved to scratch (two-valued keys, nine in
-// ten keys equal: they only go home, copied by every block), and children
-// with bits left after the rounds (keys random in bits 31, 23 and 15 and
-// the low byte: each round halves a bucket, leaving children of about
-// 25,000 keys with 8 bits to compare, sorted by one block each). Beside
-// them: a segment of equal keys that no round moves, and short segments.
-// Small enough to run under the sanitizers (SanitizerSegmentedSort below).
+// ten keys equal: they only go home, copied by every block); children with
+// bits left after the rounds (keys random in bits 31, 23 and 15 and the low
+// byte: each round halves a bucket, leaving children of about 25,000 keys
+// with 8 bits to compare, sorted by one block each); and long ones with
+// bits left, whose passes many blocks share (Policy::kFallbackSpreadItems):
+// one dominant key 0 among keys random in bits 31, 23, 15 and the low byte
+// (a child of about 247,000 keys, in scratch, after three rounds), and one
+// whose third round finds its digit constant and leaves it in the user
+// arrays (so the shared pass ends in scratch and goes home). Beside them: a
+// segment of equal keys that no round moves, and short segments. Small
+// enough to run under the sanitizers (SanitizerSegmentedSort below).
 void sort_fallback_ranges_and_check(cudaStream_t stream, std::mt19937_64& rng) {
-  const std::vector<std::uint32_t> sizes = {50000, 3, 200000, 0, 70000, 1, 20000, 100};
+  const std::vector<std::uint32_t> sizes = {50000, 3, 200000, 0, 70000, 1, 20000, 100, 300000, 300000};
   std::vector<std::uint32_t> offsets(1, 0);
   for (const std::uint32_t n : sizes) offsets.push_back(offsets.back() + n);
   std::vector<std::uint32_t> keys(offsets.back());
@@ -821,6 +826,12 @@ void sort_fallback_ranges_and_check(cudaStream_t stream, std::mt19937_64& rng) {
         case 2: keys[i] = common ^ (r & 0x808080FFu); break;
         case 4: keys[i] = r % 10u != 0 ? common : r; break;
         case 6: keys[i] = common; break;
+        case 8: keys[i] = r % 5u != 0 ? 0u : r & 0x808080FFu; break;
+        case 9: {
+          const std::uint32_t u = r % 20u;
+          keys[i] = u < 16 ? 0u : u < 18 ? (r | 0x80000000u) : u == 18 ? 0x00808000u | (r & 0xFFu) : r & 0xFFu;
+          break;
+        }
         default: keys[i] = r;
       }
     }

@@ -105,6 +105,7 @@ struct Counters {
   std::uint32_t histogram_ticket[kMaxMsdRoundsAny];  // next span of a round's histogram kernel (in order)
   std::uint32_t num_segments;  // the call's segment count, resolved by classify_count (for the walk)
   std::uint32_t any_walked;    // nonzero when classify_count saw a segment the walk sorts
+  std::uint32_t fallback_arrivals;  // the fallback kernel's worker barriers (fallback_workers_sync)
 };
 
 /// Publication state of one MSD span's digit counts (WorkLists::chunk_ready,

@@ -475,10 +475,15 @@ struct Sm90Policy {
   // the one-block fallback finished in 4.5 ms against 2.9 for u32 keys.
   static constexpr int kMaxMsdRounds = 3;
   // Buckets still larger after the rounds with bits left to compare (keys
-  // skewed across more than the rounds' bits) are finished by one block
-  // each, with LSD passes through global memory (a rare fallback); the
-  // ones with no bits left (duplicates) are copied home by every block.
+  // skewed across more than the rounds' bits, such as one dominant key with
+  // a few others agreeing with it in those bits) are finished with LSD
+  // passes through global memory: by one block each, or from
+  // kFallbackSpreadItems keys on by up to kFallbackWorkers blocks together
+  // (one 2^24-pair segment with half its keys 0 took 36 ms with one block).
+  // The ones with no bits left (duplicates) are copied home by every block.
   using Fallback = BlockShape<256, 16>;
+  static constexpr std::uint32_t kFallbackSpreadItems = 1u << 17;
+  static constexpr std::uint32_t kFallbackWorkers = 128;
 };
 
 /// Turing (sm_75): 64 KB of shared memory per block caps the one-block sort

@@ -21,8 +21,9 @@
 // and the final sort of a child writes it home.
 //
 // Fallback: a range still larger than a block after the rounds (skewed keys)
-// is finished by one block with LSD passes through global memory; one with
-// no compared bits left (duplicates) only goes home, copied by every block.
+// is finished with LSD passes through global memory, by one block or, when
+// long, by many blocks together; one with no compared bits left
+// (duplicates) only goes home, copied by every block.
 #pragma once
 
 #include <cub/block/block_load.cuh>
@@ -762,6 +763,102 @@ struct MsdScatterLaunch {
   }
 };
 
+/// A barrier of the fallback kernel's first `workers` blocks (the k-th call
+/// in every one of them passes `target` = k * workers). They are resident
+/// together: the grid is the blocks that fit the GPU at once, and workers
+/// are at most Policy::kFallbackWorkers (below the SM count of the GPUs it
+/// runs on) of its lowest indices. Writes before it are seen after it, as
+/// with a grid-wide cooperative barrier.
+__device__ __forceinline__ void fallback_workers_sync(std::uint32_t* arrivals, std::uint32_t target) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    atomicAdd(arrivals, 1u);
+    while (chunk_state(arrivals) < target) {
+    }
+  }
+  __syncthreads();
+}
+
+/// The LSD passes of one fallback range with bits left, shared by the
+/// first `workers` blocks (this one is worker blockIdx.x): each takes a
+/// contiguous share of the range's tiles, counts its share's digits and
+/// publishes them (`counts`: two buffers of workers x 256, by pass parity,
+/// so that a fast worker's next counts never overwrite ones a slow worker
+/// still reads), and after a barrier every worker knows each digit's total
+/// and its count in the shares before its own, so it writes its tiles as
+/// the one-block passes do. A second barrier ends each pass. `barriers`
+/// counts the barriers passed, the same in every worker.
+template <class Shape, class Bits, class Value>
+__device__ __forceinline__ void spread_fallback_passes(const SortData<Bits, Value>& data, const Task& task,
+                                                       LargeStorage<Shape, Bits, Value>& s, std::uint32_t* counts,
+                                                       std::uint32_t* arrivals, std::uint32_t workers,
+                                                       std::uint32_t& barriers) {
+  using Scan = typename ChunkSorter<Shape, Bits, Value>::Scan;
+  constexpr std::uint32_t kTile = Shape::kTileItems;
+  const int t = threadIdx.x;
+  const std::uint32_t w = blockIdx.x;
+  const std::uint32_t tiles = (task.length + kTile - 1) / kTile;
+  const std::uint32_t first_tile = std::uint32_t(std::uint64_t(tiles) * w / workers);
+  const std::uint32_t end_tile = std::uint32_t(std::uint64_t(tiles) * (w + 1) / workers);
+  const std::uint32_t first = first_tile * kTile, end = min(task.length, end_tile * kTile);
+  bool in_scratch = task_in_scratch(task);
+  std::uint32_t parity = 0;
+  for (int low = data.begin_bit; low < task_high_bit(task); low += kDigitBits) {
+    const int bits = min(kDigitBits, task_high_bit(task) - low);
+    const Bits* src_keys = in_scratch ? data.scratch_keys : data.keys;
+    const Value* src_values = in_scratch ? data.scratch_values : data.values;
+    Bits* dst_keys = in_scratch ? data.keys : data.scratch_keys;
+    Value* dst_values = in_scratch ? data.values : data.scratch_values;
+
+    s.histogram[t] = 0;
+    __syncthreads();
+    for (std::uint32_t i = first + t; i < end; i += Shape::kThreads)
+      atomicAdd(&s.histogram[digit_of(data.codec.encode(src_keys[task.begin + i]), low, bits)], 1u);
+    __syncthreads();
+    std::uint32_t* pass_counts = counts + std::size_t(parity) * workers * kDigits;
+    parity ^= 1u;
+    pass_counts[std::size_t(w) * kDigits + t] = s.histogram[t];
+    fallback_workers_sync(arrivals, ++barriers * workers);
+    // Digit t's count in the whole range, and in the shares before this one.
+    std::uint32_t total = 0, before = 0;
+    for (std::uint32_t b = 0; b < workers; ++b) {
+      const std::uint32_t c = __ldcg(pass_counts + std::size_t(b) * kDigits + t);
+      total += c;
+      before += b < w ? c : 0u;
+    }
+    if (t == 0) s.flag = 0;
+    __syncthreads();
+    if (total == task.length) s.flag = 1;  // one digit holds every key: nothing moves (in every worker)
+    __syncthreads();
+    if (s.flag) continue;
+    std::uint32_t run_start;  // where digit t's next key goes, relative to the range
+    Scan(s.reused.scan).ExclusiveSum(total, run_start);
+    run_start += before;
+    __syncthreads();
+    for (std::uint32_t tile = first_tile; tile < end_tile; ++tile) {
+      const std::uint32_t offset = tile * kTile;
+      const std::uint32_t count = min(kTile, task.length - offset);
+      Bits key[Shape::kItemsMax];
+      std::uint32_t digit_start;
+      load_and_count_chunk<Shape>(data, src_keys, task.begin + offset, count, low, bits, s, key, digit_start);
+      s.dest_base[t] = task.begin + run_start - digit_start;
+      run_start += s.histogram[t];
+      __syncthreads();
+      sort_and_write_chunk<Shape>(data, s, key, src_values, task.begin + offset, count, low, bits, dst_keys,
+                                  dst_values);
+    }
+    in_scratch = !in_scratch;
+    fallback_workers_sync(arrivals, ++barriers * workers);  // the pass is written before the next reads it
+  }
+  if (in_scratch) {  // this worker's share goes home
+    for (std::uint32_t i = first + t; i < end; i += Shape::kThreads) {
+      data.keys[task.begin + i] = data.scratch_keys[task.begin + i];
+      if constexpr (kHasValues<Value>) data.values[task.begin + i] = data.scratch_values[task.begin + i];
+    }
+  }
+}
+
 template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::Fallback::kThreads)
     fallback_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
@@ -838,9 +935,26 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads)
       }
     }
   }
+  // Ranges with bits left from Policy::kFallbackSpreadItems keys on: LSD
+  // passes shared by the first `workers` blocks, one range after another.
+  // Their counts reuse the MSD look-back array, free once the rounds are done.
+  const std::uint32_t workers = min(min(gridDim.x, Policy::kFallbackWorkers), lists.max_chunks / 2);
+  const auto spread = [&](const Task& task) {
+    return workers > 0 && task.length >= Policy::kFallbackSpreadItems && task_high_bit(task) > data.begin_bit;
+  };
+  if (blockIdx.x < workers) {
+    std::uint32_t barriers = 0;
+    for (std::uint32_t v = 0; v < num_tasks; ++v) {
+      const Task task = lists.fallback_tasks[v];
+      if (spread(task))
+        spread_fallback_passes<Shape>(data, task, s, lists.chunk_aggregate, &lists.counters->fallback_arrivals,
+                                      workers, barriers);
+    }
+  }
+  // The other ranges with bits left: one block each.
   for (std::uint32_t v = blockIdx.x; v < num_tasks; v += gridDim.x) {
     const Task task = lists.fallback_tasks[v];
-    if (task_high_bit(task) <= data.begin_bit) continue;  // copied above
+    if (task_high_bit(task) <= data.begin_bit || spread(task)) continue;  // copied, or spread, above
     bool in_scratch = task_in_scratch(task);
     for (int low = data.begin_bit; low < task_high_bit(task); low += kDigitBits) {
       const int bits = min(kDigitBits, task_high_bit(task) - low);
