@@ -765,10 +765,9 @@ struct MsdScatterLaunch {
 
 /// A barrier of the fallback kernel's first `workers` blocks (the k-th call
 /// in every one of them passes `target` = k * workers). They are resident
-/// together: the grid is the blocks that fit the GPU at once, and workers
-/// are at most Policy::kFallbackWorkers (below the SM count of the GPUs it
-/// runs on) of its lowest indices. Writes before it are seen after it, as
-/// with a grid-wide cooperative barrier.
+/// together: the persistent grid is the blocks that fit the GPU at once,
+/// and the workers are its lowest indices, at most all of it. Writes before
+/// it are seen after it, as with a grid-wide cooperative barrier.
 __device__ __forceinline__ void fallback_workers_sync(std::uint32_t* arrivals, std::uint32_t target) {
   __syncthreads();
   if (threadIdx.x == 0) {
