@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One call on a GPU machine: every test binary, compute-sanitizer (memcheck,
 # racecheck, synccheck) on each binary's *Sanitizer* subset, then the full
-# segmented-sort benchmark and every extra suite, with the test counts
+# segmented-sort benchmark, two key-distribution probes (few distinct keys,
+# one dominant key) and every extra suite, with the test counts
 # recorded in the reports.
 #
 #   scripts/device_check.sh BIN_DIR OUT_DIR COMMIT
@@ -54,9 +55,28 @@ timeout 300 "$bin/tilesort-bench" --commit "$commit" --tests-passed "$passed" --
   --tests-skipped "$skipped" --out "$out/bench" 2>"$logs/bench-progress.txt" | grep -A14 '^## Summary'
 echo "bench: exit ${PIPESTATUS[0]}" | tee -a "$out/summary.txt"
 
+# Key distributions the headline rows do not have, in large segments, where
+# the MSD rounds and their fallback decide the cost: few distinct keys
+# (--key-bits 1) and one dominant key among random ones (--zero-keys 50).
+# One 2^24-pair segment took 37 ms with half its keys 0 until 70ac4b2.
+# Their reports go into suites.md beside the suites.
+: >"$out/suites.md"
+for keys in "--key-bits 1" "--zero-keys 50"; do
+  name="keys$(echo "$keys" | tr -d ' -')"
+  timeout 120 "$bin/tilesort-bench" $keys --workloads fixed-65536,fixed-1048576,powerlaw --segments fixed:16777216 \
+    --variants u32-u32,u32-none,u64-u32 --reps 5 --warmup 1 --commit "$commit" --out "$logs/$name" \
+    >"$logs/$name-stdout.txt" 2>"$logs/$name-progress.txt"
+  echo "bench $keys: exit $?" | tee -a "$out/summary.txt"
+  { [ -f "$logs/$name.md" ] && cat "$logs/$name.md"; echo; } >>"$out/suites.md"
+  timeout 120 "$bin/tilesort-bench" $keys --segments fixed:67108864 --items 67108864 --variants u32-u32,u32-none,u64-u32 \
+    --methods copy,tilesort,cub-radix-sort --reps 3 --warmup 1 --commit "$commit" --out "$logs/$name-single" \
+    >"$logs/$name-single-stdout.txt" 2>"$logs/$name-single-progress.txt"
+  echo "bench $keys, one 2^26 segment: exit $?" | tee -a "$out/summary.txt"
+  { [ -f "$logs/$name-single.md" ] && cat "$logs/$name-single.md"; echo; } >>"$out/suites.md"
+done
+
 # Extra suites (binning, block sort, interop, ...): whatever this build registered.
 suites=$("$bin/tilesort-bench" --list-suites)
-: >"$out/suites.md"
 for suite in $suites; do
   timeout 300 "$bin/tilesort-bench" --suite "$suite" --commit "$commit" --out "$logs/suite-$suite" \
     >"$logs/suite-$suite-stdout.txt" 2>"$logs/suite-$suite-progress.txt"
