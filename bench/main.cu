@@ -73,6 +73,7 @@ struct Options {
   std::uint64_t seed = kDefaultSeed;
   int key_bits = -1;                        // --key-bits: -1 = random over the whole key
   int zero_key_percent = 0;                 // --zero-keys: percentage of items with key 0
+  bool bounded_plan = false;                // --bounded-plan: tilesort's plan names the longest segment
   bool sweep = false;
   SweepOptions sweep_options;
   std::vector<const Variant*> variants;
@@ -128,6 +129,8 @@ void print_usage(std::FILE* to) {
                "                         small range), every bit still compared (default: all bits)\n"
                "  --zero-keys P          P percent of the items (picked by hash) get key 0 (0.0 for f32):\n"
                "                         one dominant value among random keys (default 0)\n"
+               "  --bounded-plan         tilesort's plan promises each workload's longest segment\n"
+               "                         (max_segment_items), so kernels it cannot need are not launched\n"
                "  --variants LIST        default all: %s\n"
                "                         (key-value; u32-none = u32 keys only)\n"
                "  --methods LIST         default all: %s\n"
@@ -280,6 +283,8 @@ Options parse_options(int argc, char** argv) {
     } else if (flag == "--zero-keys") {
       o.zero_key_percent = static_cast<int>(parse_count(flag, value(), 0));
       if (o.zero_key_percent > 100) usage_error("--zero-keys needs a percentage, 0..100");
+    } else if (flag == "--bounded-plan") {
+      o.bounded_plan = true;
     } else if (flag == "--variants") {
       o.variants = parse_variants(value());
     } else if (flag == "--sweep") {
@@ -558,7 +563,8 @@ int run(int argc, char** argv) {
     for (const Variant* variant : options.variants) {
       t = std::chrono::steady_clock::now();
       const HostProblem host = make_host_problem(workload, *variant);
-      const DeviceProblem device(host, *variant, segments.offsets, segments.counts, stream);
+      DeviceProblem device(host, *variant, segments.offsets, segments.counts, stream);
+      if (options.bounded_plan) device.problem.promised_max_segment = max_segment_items(workload);
       std::fprintf(stderr, "tilesort-bench:   %s %s: input and reference ready in %.2f s\n", name.c_str(),
                    variant->name, seconds_since(t));
 
@@ -612,8 +618,13 @@ int run(int argc, char** argv) {
       "each value is an input position of its own segment, appears once, and carries its input key; methods "
       "that promise stability (tilesort, CUB radix sorts) must keep equal keys in input order. A row that fails "
       "is FAILED and not timed.",
-      "tilesort: workspace sized by segmented_sort_workspace_size for max_items = items, max_segments = segments "
-      "and allocated once; counts passed as device pointers; read_device_status checked after every run, untimed.",
+      std::string("tilesort: workspace sized by segmented_sort_workspace_size for max_items = items, max_segments = "
+                  "segments and ") +
+          (options.bounded_plan ? "max_segment_items = the workload's longest segment (--bounded-plan: the kernels "
+                                  "longer segments would need are not launched; the issue's targets are for the "
+                                  "general plan)"
+                                : "max_segment_items = 0 (no promise: the general plan)") +
+          ", allocated once; counts passed as device pointers; read_device_status checked after every run, untimed.",
       "CUB out-of-place methods: temp storage and output buffers allocated once, outside the timed region.",
       "best CUB = fastest verified CUB method for the same workload and variant; speedup = best CUB ms / ms.",
   };

@@ -48,6 +48,10 @@ struct Problem {
   const std::uint32_t* d_num_segments = nullptr;
   const std::uint32_t* d_num_items = nullptr;
 
+  /// The longest segment a method may be told to expect (--bounded-plan,
+  /// as a renderer that knows its tile capacity would), 0 for no promise.
+  std::uint32_t promised_max_segment = 0;
+
   /// [keys | alignment padding | values]: the bytes a one-pass in-place sort
   /// must read and write (the padding is under 256 bytes).
   const void* packed = nullptr;

@@ -32,7 +32,8 @@ class TilesortMethod final : public Method {
     plan_.offset_type = tilesort::OffsetType::u32;
     plan_.max_items = p.num_items;
     plan_.max_segments = p.num_segments;
-    plan_.max_segment_items = 0;  // no promise: the general configuration
+    // No promise (the general configuration) unless --bounded-plan.
+    plan_.max_segment_items = p.promised_max_segment;
 
     std::size_t bytes = 0;
     const tilesort::Status status = tilesort::segmented_sort_workspace_size(plan_, &bytes);
