@@ -270,7 +270,9 @@ __host__ __device__ __forceinline__ int size_class_of(std::uint64_t length,
                                                       const std::uint32_t (&block_class_max)[kNumBlockClasses]) {
   if (length < 2) return kClassNone;
   if (length <= kWarpSortMax) return warp_class_of(length);
+#ifdef __CUDA_ARCH__  // host compilers warn on the pragma
 #pragma unroll
+#endif
   for (int b = 0; b < kNumBlockClasses; ++b)
     if (length <= block_class_max[b]) return kClassBlock0 + b;
   return kClassLarge;

@@ -236,43 +236,96 @@ __device__ __forceinline__ std::uint64_t range_cost_from(const std::uint64_t* co
 }
 
 /// Splits a bucket's children (length[d] for digit d, contiguous in digit
-/// order) into groups of consecutive children that one block sorts: a child
-/// joins the group before it when the merged range costs no more than the
-/// two apart (range_cost, here from the table of fill_range_costs). Children
-/// longer than one_block_max are not grouped and end a group. Writes
-/// group[d] = the group's length for the first child of each group, 0
-/// elsewhere. Greedy, one thread, once per bucket. (With range_cost's loop
-/// over the classes per step it took tens of microseconds per bucket, at the
-/// end of every bucket's last span: fixed-65536's first histogram took 81 us
-/// for 67 MB.)
-__device__ __forceinline__ void group_children(const std::uint32_t* length, std::uint32_t* group,
+/// order, child d starting at start[d] in the bucket) into groups of
+/// consecutive children that one block sorts: a child joins the group before
+/// it when the merged range costs no more than the two apart (range_cost,
+/// here from the table of fill_range_costs). Children longer than
+/// one_block_max are not grouped and end a group; empty ones are passed
+/// over. Sets group[d] = the group's length for the first child of each
+/// group (group[] zeroed before); a barrier must follow.
+///
+/// The greedy, without one thread walking all 256 children (about 100
+/// cycles each, two dependent shared loads, while the block waited: most
+/// of round 0's histogram on a few buckets just above one block). Thread d
+/// finds where a group headed by child d would end (up to
+/// kGroupLookahead children on: groups are short, a few children, with
+/// the measured costs) and the head after it; then one warp follows those
+/// links from the first head, one shared load per group, and finishes
+/// a longer group 32 children at a time. `scratch` holds 2 * kDigits + 8
+/// words. All kDigits threads call it.
+constexpr int kGroupLookahead = 16;
+__device__ __forceinline__ void group_children(const std::uint32_t* length, const std::uint32_t* start,
+                                               std::uint32_t* group, std::uint32_t* scratch,
                                                std::uint32_t one_block_max, const std::uint64_t* cost_of_log2) {
-  int head = -1;
-  std::uint32_t run = 0;
-  std::uint64_t run_cost = 0;
-  for (int d = 0; d < kDigits; ++d) {
-    const std::uint32_t n = length[d];
-    if (n == 0) continue;
-    if (n > one_block_max) {
-      if (head >= 0) group[head] = run;
-      head = -1;
+  constexpr std::uint32_t kUnknown = 0xFFFFFFFFu;
+  std::uint32_t* next_head = scratch;            // [d]: the head after the group headed by d, or kUnknown
+  std::uint32_t* run_length = scratch + kDigits;  // [d]: that group's keys
+  std::uint32_t* head_words = scratch + 2 * kDigits;  // bit d: child d can head a group
+  const int d = threadIdx.x;
+  const int lane = d % 32;
+  const std::uint32_t n = length[d];
+  const bool can_head = n != 0 && n <= one_block_max;
+  const std::uint32_t word = __ballot_sync(~0u, can_head);
+  if (lane == 0) head_words[d / 32] = word;
+  __syncthreads();
+  const std::uint32_t bucket_length = start[kDigits - 1] + length[kDigits - 1];
+  // The first child at or after `from` that can head a group (kDigits: none).
+  const auto first_head_from = [&](int from) {
+    for (int w = from / 32; w < kDigits / 32; ++w) {
+      const std::uint32_t bits = head_words[w] & (w == from / 32 ? ~0u << (from % 32) : ~0u);
+      if (bits != 0) return w * 32 + __ffs(int(bits)) - 1;
+    }
+    return kDigits;
+  };
+  // Whether child k joins a group that starts at head_start and holds every
+  // child before k.
+  const auto joins = [&](int k, std::uint32_t head_start) {
+    const std::uint32_t m = length[k];
+    if (m == 0) return true;
+    const std::uint32_t run = start[k] - head_start;
+    return m <= one_block_max && run + m <= one_block_max &&
+           range_cost_from(cost_of_log2, run + m) <=
+               range_cost_from(cost_of_log2, run) + range_cost_from(cost_of_log2, m);
+  };
+  const auto end_length = [&](int end, std::uint32_t head_start) {
+    return (end < kDigits ? start[end] : bucket_length) - head_start;
+  };
+  if (can_head) {
+    const std::uint32_t head_start = start[d];
+    int k = d + 1;
+    int looked = 0;
+    while (k < kDigits && looked < kGroupLookahead && joins(k, head_start)) {
+      ++k;
+      ++looked;
+    }
+    const bool known = k == kDigits || looked < kGroupLookahead;
+    next_head[d] = known ? std::uint32_t(first_head_from(k)) : kUnknown;
+    run_length[d] = known ? end_length(k, head_start) : 0u;
+  }
+  __syncthreads();
+  if (d >= 32) return;
+  int head = first_head_from(0);
+  while (head < kDigits) {
+    const std::uint32_t next = next_head[head];
+    if (next != kUnknown) {
+      if (lane == 0) group[head] = run_length[head];
+      head = int(next);
       continue;
     }
-    const std::uint64_t alone = range_cost_from(cost_of_log2, n);
-    if (head >= 0 && run + n <= one_block_max) {
-      const std::uint64_t merged = range_cost_from(cost_of_log2, run + n);
-      if (merged <= run_cost + alone) {
-        run += n;
-        run_cost = merged;
-        continue;
+    // A group past the lookahead: the warp tries 32 children at a time.
+    const std::uint32_t head_start = start[head];
+    int end = kDigits;
+    for (int base = head + 1 + kGroupLookahead; base < kDigits; base += 32) {
+      const int k = base + lane;
+      const std::uint32_t stops = __ballot_sync(~0u, k < kDigits && !joins(k, head_start));
+      if (stops != 0) {
+        end = base + __ffs(int(stops)) - 1;
+        break;
       }
     }
-    if (head >= 0) group[head] = run;
-    head = d;
-    run = n;
-    run_cost = alone;
+    if (lane == 0) group[head] = end_length(end, head_start);
+    head = first_head_from(end);
   }
-  if (head >= 0) group[head] = run;
 }
 
 /// One block per span (consecutive chunks of a bucket: msd_span_chunks, at
@@ -295,6 +348,7 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
   constexpr std::uint32_t kSpan = Policy::kMsdSpanChunks;
   __shared__ std::uint32_t chunk_counts[kSpan][kDigits];  // per chunk of the span, then exclusive within it
   __shared__ std::uint32_t child_length[kDigits];
+  __shared__ std::uint32_t child_start[kDigits];
   __shared__ std::uint32_t group[kDigits];
   __shared__ std::uint64_t cost_of_log2[kRangeCostEntries];
   __shared__ typename Scan::TempStorage scan_storage;
@@ -445,9 +499,13 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
       // Every child moves to the other buffer. Group the ones a block sorts.
       const std::uint32_t one_block_max = limits.max_length[kNumBlockClasses - 1];
       child_length[t] = total;
+      child_start[t] = digit_base;
       group[t] = 0;
       __syncthreads();
-      if (t == 0) group_children(child_length, group, one_block_max, cost_of_log2);
+      // The span's chunk counts are written out: their rows are free.
+      static_assert(sizeof(chunk_counts) >= sizeof(std::uint32_t) * (2 * kDigits + kDigits / 32),
+                    "group_children's scratch");
+      group_children(child_length, child_start, group, &chunk_counts[0][0], one_block_max, cost_of_log2);
       __syncthreads();
       const bool in_scratch = !task_in_scratch(bucket);
       if (group[t] != 0) {
