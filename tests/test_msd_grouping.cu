@@ -29,7 +29,9 @@ using tstest::DeviceBuffer;
 
 constexpr int kThreads = kDigits;
 
-/// One bucket per block: lengths[b][d] -> groups[b][d].
+/// One bucket per block: lengths[b][d] -> groups[b][d]. LOOKAHEAD: the
+/// policy's (16), one (most groups finished by the warp), four.
+template <int LOOKAHEAD>
 __global__ void group_children_kernel(const std::uint32_t* lengths, const std::uint64_t* costs,
                                       std::uint32_t one_block_max, std::uint32_t* groups) {
   using Scan = cub::BlockScan<std::uint32_t, kThreads>;
@@ -45,7 +47,7 @@ __global__ void group_children_kernel(const std::uint32_t* lengths, const std::u
   start[d] = before;
   group[d] = 0;
   __syncthreads();
-  tilesort::detail::group_children(length, start, group, scratch, one_block_max, cost_of_log2);
+  tilesort::detail::group_children<LOOKAHEAD>(length, start, group, scratch, one_block_max, cost_of_log2);
   __syncthreads();
   groups[std::size_t(blockIdx.x) * kDigits + d] = group[d];
 }
@@ -142,19 +144,25 @@ TEST_F(MsdGrouping, SameGroupsAsTheGreedy) {
       ASSERT_NO_FATAL_FAILURE(tstest::upload_bytes(d_lengths, lengths.data(), lengths.size() * 4));
       ASSERT_NO_FATAL_FAILURE(tstest::upload_bytes(d_costs, cost.data(), cost.size() * 8));
       TS_CUDA_ASSERT(d_groups.alloc(lengths.size() * 4));
-      group_children_kernel<<<buckets, kThreads, 0, stream_>>>(d_lengths.as<std::uint32_t>(),
-                                                              d_costs.as<std::uint64_t>(), one_block_max,
-                                                              d_groups.as<std::uint32_t>());
-      TS_CUDA_ASSERT(cudaGetLastError());
-      TS_CUDA_ASSERT(cudaStreamSynchronize(stream_));
-      std::vector<std::uint32_t> groups(lengths.size());
-      TS_CUDA_ASSERT(cudaMemcpy(groups.data(), d_groups.get(), groups.size() * 4, cudaMemcpyDeviceToHost));
-      for (int b = 0; b < buckets; ++b) {
-        const std::vector<std::uint32_t> want = reference_groups(&lengths[std::size_t(b) * kDigits], one_block_max, cost);
-        const std::vector<std::uint32_t> got(groups.begin() + std::ptrdiff_t(b) * kDigits,
-                                             groups.begin() + std::ptrdiff_t(b + 1) * kDigits);
-        ASSERT_EQ(got, want) << "bucket " << b << " (mode " << (b < buckets_per_case * kModes ? b % kModes : -1)
-                             << "), cost kind " << kind << ", one_block_max " << one_block_max;
+      for (const int lookahead : {16, 1, 4}) {
+        const auto kernel = lookahead == 16  ? group_children_kernel<16>
+                            : lookahead == 1 ? group_children_kernel<1>
+                                             : group_children_kernel<4>;
+        kernel<<<buckets, kThreads, 0, stream_>>>(d_lengths.as<std::uint32_t>(), d_costs.as<std::uint64_t>(),
+                                                  one_block_max, d_groups.as<std::uint32_t>());
+        TS_CUDA_ASSERT(cudaGetLastError());
+        TS_CUDA_ASSERT(cudaStreamSynchronize(stream_));
+        std::vector<std::uint32_t> groups(lengths.size());
+        TS_CUDA_ASSERT(cudaMemcpy(groups.data(), d_groups.get(), groups.size() * 4, cudaMemcpyDeviceToHost));
+        for (int b = 0; b < buckets; ++b) {
+          const std::vector<std::uint32_t> want =
+              reference_groups(&lengths[std::size_t(b) * kDigits], one_block_max, cost);
+          const std::vector<std::uint32_t> got(groups.begin() + std::ptrdiff_t(b) * kDigits,
+                                               groups.begin() + std::ptrdiff_t(b + 1) * kDigits);
+          ASSERT_EQ(got, want) << "bucket " << b << " (mode " << (b < buckets_per_case * kModes ? b % kModes : -1)
+                               << "), cost kind " << kind << ", one_block_max " << one_block_max
+                               << ", lookahead " << lookahead;
+        }
       }
     }
 }

@@ -437,6 +437,11 @@ struct Sm90Policy {
   // 0.69-1.0 ms, 16 chunks per span 0.136 ms). Spans of 16 for every bucket
   // left buckets of a few chunks to one block (tiles16-4M 0.544 -> 0.579 ms).
   static constexpr std::uint32_t kMsdSpanChunks = 16;
+  // How many children on each thread of the histogram's last span looks for
+  // the end of a group it would head (group_children); a longer group is
+  // finished by one warp, 32 children at a time. With kGroupCost below,
+  // groups are one to four children long.
+  static constexpr int kMsdGroupLookahead = 16;
   // Blocks per SM the histogram is compiled for with 32-bit keys (64-bit
   // keys spill under that cap): it is latency bound, and
   // uncapped it took 80 registers (3 blocks of 256 threads per SM); for 5

@@ -247,13 +247,13 @@ __device__ __forceinline__ std::uint64_t range_cost_from(const std::uint64_t* co
 /// The greedy, without one thread walking all 256 children (about 100
 /// cycles each, two dependent shared loads, while the block waited: most
 /// of round 0's histogram on a few buckets just above one block). Thread d
-/// finds where a group headed by child d would end (up to
-/// kGroupLookahead children on: groups are short, a few children, with
-/// the measured costs) and the head after it; then one warp follows those
-/// links from the first head, one shared load per group, and finishes
-/// a longer group 32 children at a time. `scratch` holds 2 * kDigits + 8
-/// words. All kDigits threads call it.
-constexpr int kGroupLookahead = 16;
+/// finds where a group headed by child d would end (up to LOOKAHEAD
+/// children on: groups are short, a few children, with the measured costs)
+/// and the head after it; then one warp follows those links from the first
+/// head, one shared load per group, and finishes a longer group 32
+/// children at a time. `scratch` holds 2 * kDigits + 8 words. All kDigits
+/// threads call it.
+template <int LOOKAHEAD>
 __device__ __forceinline__ void group_children(const std::uint32_t* length, const std::uint32_t* start,
                                                std::uint32_t* group, std::uint32_t* scratch,
                                                std::uint32_t one_block_max, const std::uint64_t* cost_of_log2) {
@@ -294,11 +294,11 @@ __device__ __forceinline__ void group_children(const std::uint32_t* length, cons
     const std::uint32_t head_start = start[d];
     int k = d + 1;
     int looked = 0;
-    while (k < kDigits && looked < kGroupLookahead && joins(k, head_start)) {
+    while (k < kDigits && looked < LOOKAHEAD && joins(k, head_start)) {
       ++k;
       ++looked;
     }
-    const bool known = k == kDigits || looked < kGroupLookahead;
+    const bool known = k == kDigits || looked < LOOKAHEAD;
     next_head[d] = known ? std::uint32_t(first_head_from(k)) : kUnknown;
     run_length[d] = known ? end_length(k, head_start) : 0u;
   }
@@ -315,7 +315,7 @@ __device__ __forceinline__ void group_children(const std::uint32_t* length, cons
     // A group past the lookahead: the warp tries 32 children at a time.
     const std::uint32_t head_start = start[head];
     int end = kDigits;
-    for (int base = head + 1 + kGroupLookahead; base < kDigits; base += 32) {
+    for (int base = head + 1 + LOOKAHEAD; base < kDigits; base += 32) {
       const int k = base + lane;
       const std::uint32_t stops = __ballot_sync(~0u, k < kDigits && !joins(k, head_start));
       if (stops != 0) {
@@ -505,7 +505,8 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
       // The span's chunk counts are written out: their rows are free.
       static_assert(sizeof(chunk_counts) >= sizeof(std::uint32_t) * (2 * kDigits + kDigits / 32),
                     "group_children's scratch");
-      group_children(child_length, child_start, group, &chunk_counts[0][0], one_block_max, cost_of_log2);
+      group_children<Policy::kMsdGroupLookahead>(child_length, child_start, group, &chunk_counts[0][0], one_block_max,
+                                                 cost_of_log2);
       __syncthreads();
       const bool in_scratch = !task_in_scratch(bucket);
       if (group[t] != 0) {
