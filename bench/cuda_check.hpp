@@ -32,6 +32,15 @@ inline constexpr int kExitCudaError = 3;
     if (bench_err_ != cudaSuccess) ::bench::cuda_fail(bench_err_, #expr, __FILE__, __LINE__); \
   } while (0)
 
+/// In a method's run(): a failure becomes the row's error instead of an
+/// exit, so a call that cannot be captured (--graph) fails its row only.
+#define BENCH_CUDA_RETURN_ERROR(expr)                                                          \
+  do {                                                                                         \
+    const cudaError_t bench_err_ = (expr);                                                     \
+    if (bench_err_ != cudaSuccess)                                                             \
+      return std::string(cudaGetErrorName(bench_err_)) + " (" + cudaGetErrorString(bench_err_) + ") in " #expr; \
+  } while (0)
+
 namespace bench {
 
 /// Owns one cudaMalloc allocation. Move-only; frees on destruction, so a

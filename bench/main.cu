@@ -74,6 +74,8 @@ struct Options {
   int key_bits = -1;                        // --key-bits: -1 = random over the whole key
   int zero_key_percent = 0;                 // --zero-keys: percentage of items with key 0
   bool bounded_plan = false;                // --bounded-plan: tilesort's plan names the longest segment
+  bool timeline = false;                    // --timeline: one traced tilesort call per row
+  bool graph = false;                       // --graph: every method timed as a CUDA graph replay
   bool sweep = false;
   SweepOptions sweep_options;
   std::vector<const Variant*> variants;
@@ -131,6 +133,9 @@ void print_usage(std::FILE* to) {
                "                         one dominant value among random keys (default 0)\n"
                "  --bounded-plan         tilesort's plan promises each workload's longest segment\n"
                "                         (max_segment_items), so kernels it cannot need are not launched\n"
+               "  --graph                capture each method's call into a CUDA graph once and time graph\n"
+               "                         launches (as a renderer that captures its frame runs it: no\n"
+               "                         per-kernel host launch cost)\n"
                "  --variants LIST        default all: %s\n"
                "                         (key-value; u32-none = u32 keys only)\n"
                "  --methods LIST         default all: %s\n"
@@ -141,6 +146,9 @@ void print_usage(std::FILE* to) {
                "  --quick                --reps %d --warmup %d unless given explicitly\n"
                "  --out PREFIX           writes PREFIX.md and PREFIX.json (default %s)\n"
                "  --commit SHA           recorded in the reports (default 'unknown')\n"
+               "  --timeline             after timing, trace one more tilesort call per row with CUPTI\n"
+               "                         (every kernel, memset and copy, device times, gaps); writes\n"
+               "                         PREFIX-timeline.md (suites: binning)\n"
                "  --tests-passed N --tests-failed N --tests-skipped N\n"
                "                         test counts to record in the same reports\n"
                "  --list-workloads       generate the workloads, print their shape, exit (no GPU)\n"
@@ -153,7 +161,7 @@ void print_usage(std::FILE* to) {
                "  --sweep-budget SEC     start no new point after SEC seconds (default: no limit)\n"
                "  --sweep-sample N       items per point checked on the host too (default 2^22)\n"
                "  --suite NAME           run another suite instead (takes --reps, --warmup, --quick,\n"
-               "                         --out, --commit and its own options):\n"
+               "                         --out, --commit, --timeline and its own options):\n"
                "%s"
                "  --list-suites          print the extra suites' names, one per line, exit\n"
                "  --help\n",
@@ -188,6 +196,7 @@ struct SharedFlags {
   int* warmup;
   std::string* out;
   std::string* commit;
+  bool* timeline;
   bool quick = false, reps_given = false, warmup_given = false;
 
   /// True when `flag` is one of them (its value taken through `value`).
@@ -205,6 +214,8 @@ struct SharedFlags {
       *out = value();
     } else if (flag == "--commit") {
       *commit = value();
+    } else if (flag == "--timeline") {
+      *timeline = true;
     } else {
       return false;
     }
@@ -245,7 +256,7 @@ Options parse_options(int argc, char** argv) {
   for (const Variant& v : kVariants) o.variants.push_back(&v);
   for (const MethodInfo& m : all_methods()) o.methods.push_back(&m);
   o.segmented_radix_skip = split_list(kDefaultSegmentedRadixSkip);
-  SharedFlags shared{&o.reps, &o.warmup, &o.out, &o.commit};
+  SharedFlags shared{&o.reps, &o.warmup, &o.out, &o.commit, &o.timeline};
   bool out_given = false;
 
   for (int i = 1; i < argc; ++i) {
@@ -285,6 +296,8 @@ Options parse_options(int argc, char** argv) {
       if (o.zero_key_percent > 100) usage_error("--zero-keys needs a percentage, 0..100");
     } else if (flag == "--bounded-plan") {
       o.bounded_plan = true;
+    } else if (flag == "--graph") {
+      o.graph = true;
     } else if (flag == "--variants") {
       o.variants = parse_variants(value());
     } else if (flag == "--sweep") {
@@ -338,8 +351,11 @@ Options parse_options(int argc, char** argv) {
   if (o.sweep) {
     if (o.key_bits >= 0 || o.zero_key_percent > 0)
       usage_error("--key-bits and --zero-keys apply to --workloads and --segments, not to --sweep");
+    if (o.timeline) usage_error("--timeline applies to --workloads, --segments and --suite binning, not to --sweep");
+    if (o.graph) usage_error("--graph applies to --workloads and --segments, not to --sweep");
     shared.finish_sweep();
     if (!out_given) o.out = kDefaultSweepOut;
+    o.sweep_options.bounded_plan = o.bounded_plan;
     if (o.sweep_options.variants.empty()) o.sweep_options.variants.push_back(&kVariants[0]);
     if (o.sweep_options.max_size > o.items) usage_error("--sweep-max must be at most --items");
     o.sweep_options.items = o.items;
@@ -488,7 +504,7 @@ int run_suite(const std::string& name, int argc, char** argv) {
   SuiteOptions o;
   o.out = std::string("bench/results/latest-") + name;
   o.commit = "unknown";
-  SharedFlags shared{&o.reps, &o.warmup, &o.out, &o.commit};
+  SharedFlags shared{&o.reps, &o.warmup, &o.out, &o.commit, &o.timeline};
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     auto value = [&]() -> const char* {
@@ -546,9 +562,11 @@ int run(int argc, char** argv) {
   const std::size_t total = workload_count(options) * options.variants.size() * options.methods.size();
   std::size_t done = 0;  // progress counter (methods that do not apply count as done)
   HostOutput scratch;
+  std::vector<CallTimeline> timelines;  // --timeline
   MeasureOptions measure_options;
   measure_options.reps = options.reps;
   measure_options.warmup = options.warmup;
+  measure_options.graph = options.graph;
 
   for (std::size_t wi = 0; wi < workload_count(options); ++wi) {
     auto t = std::chrono::steady_clock::now();
@@ -580,6 +598,7 @@ int run(int argc, char** argv) {
           row.note = "--seg-radix-skip: one block per tiny segment takes too long";
           rows.push_back(std::move(row));
         } else {
+          measure_options.timelines = options.timeline && info->id == MethodId::tilesort ? &timelines : nullptr;
           rows.push_back(measure(*info, device, host, measure_options, stream, scratch, std::move(row)));
         }
         const Row& r = rows.back();
@@ -626,6 +645,11 @@ int run(int argc, char** argv) {
                                 : "max_segment_items = 0 (no promise: the general plan)") +
           ", allocated once; counts passed as device pointers; read_device_status checked after every run, untimed.",
       "CUB out-of-place methods: temp storage and output buffers allocated once, outside the timed region.",
+      options.graph ? "--graph: each method's call was captured once into a CUDA graph (after one eager call) and every "
+                      "run, verified and timed, launched that graph: the device's time without the host's cost of "
+                      "launching each kernel."
+                    : "Each timed run calls the method on a stream (no graph): the host launches every kernel, as a "
+                      "caller that does not capture its frame does.",
       "best CUB = fastest verified CUB method for the same workload and variant; speedup = best CUB ms / ms.",
   };
   if (!options.segmented_radix_skip.empty())
@@ -637,7 +661,14 @@ int run(int argc, char** argv) {
   std::fwrite(markdown.data(), 1, markdown.size(), stdout);
   std::fflush(stdout);
 
-  const bool written = write_suite_reports(options.out, markdown, json);
+  bool written = write_suite_reports(options.out, markdown, json);
+  if (options.timeline) {
+    const std::string traced = render_timeline_markdown(
+        timeline_header("tilesort-bench --timeline: one traced tilesort call per row", info.commit, info.date,
+                        info.device, info.command_line),
+        timelines);
+    written = write_reports(options.out, {{"-timeline.md", traced}}) && written;
+  }
 
   const std::size_t failed = print_failed_rows(rows);
   std::fprintf(stderr, "tilesort-bench: %zu rows, %zu FAILED, finished in %.1f s\n", rows.size(), failed,

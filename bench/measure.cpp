@@ -1,4 +1,5 @@
 #include "measure.hpp"
+#include "timeline_trace.hpp"
 
 #include <cstdio>
 #include <numeric>
@@ -124,6 +125,41 @@ Row make_row(const Workload& workload, const Variant& variant, const MethodInfo&
   return row;
 }
 
+namespace {
+
+/// --graph: one method call captured into an executable CUDA graph.
+struct CapturedRun {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  CapturedRun() = default;
+  CapturedRun(const CapturedRun&) = delete;
+  CapturedRun& operator=(const CapturedRun&) = delete;
+  ~CapturedRun() {
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+    if (graph != nullptr) cudaGraphDestroy(graph);
+  }
+
+  /// Captures what `enqueue` puts on `stream`; an empty string on success.
+  template <class Enqueue>
+  std::string capture(cudaStream_t stream, Enqueue&& enqueue) {
+    cudaError_t err = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
+    if (err != cudaSuccess) return std::string("cudaStreamBeginCapture: ") + cudaGetErrorString(err);
+    const std::string error = enqueue();
+    err = cudaStreamEndCapture(stream, &graph);
+    if (!error.empty() || err != cudaSuccess) (void)cudaGetLastError();  // a failed capture leaves its error behind
+    if (!error.empty()) return "the call failed during capture: " + error;
+    if (err != cudaSuccess) return std::string("the call is not capturable: ") + cudaGetErrorString(err);
+    err = cudaGraphInstantiate(&exec, graph, 0);
+    if (err != cudaSuccess) {
+      exec = nullptr;
+      return std::string("cudaGraphInstantiate: ") + cudaGetErrorString(err);
+    }
+    return {};
+  }
+};
+
+}  // namespace
+
 Row measure(const MethodInfo& info, const DeviceProblem& device, const HostProblem& host,
             const MeasureOptions& options, cudaStream_t stream, HostOutput& scratch, Row row) {
   std::unique_ptr<Method> method;
@@ -134,16 +170,43 @@ Row measure(const MethodInfo& info, const DeviceProblem& device, const HostProbl
     return row;
   }
 
+  CapturedRun captured;  // --graph
+  auto enqueue = [&]() -> std::string {
+    if (captured.exec == nullptr) return method->run(stream);
+    const cudaError_t err = cudaGraphLaunch(captured.exec, stream);
+    return err == cudaSuccess ? std::string() : std::string("cudaGraphLaunch: ") + cudaGetErrorString(err);
+  };
   auto run_once = [&](EventTimer* timer) -> std::string {
     device.restore_input(stream);
     method->prepare_run(stream);
     if (timer != nullptr) timer->start(stream);
-    std::string error = method->run(stream);
+    std::string error = enqueue();
     if (timer != nullptr) timer->stop(stream);
     if (error.empty()) error = method->check_after_run(stream);
     BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
     return error;
   };
+
+  if (options.graph) {
+    if (std::string error = run_once(nullptr); !error.empty()) {
+      fail(row, error);
+      return row;
+    }
+    device.restore_input(stream);
+    method->prepare_run(stream);
+    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (std::string error = captured.capture(stream, [&] { return method->run(stream); }); !error.empty()) {
+      // tilesort promises capture; another method that cannot be captured
+      // is a finding about that method, not a failure of the run.
+      if (info.id == MethodId::tilesort) {
+        fail(row, "--graph: " + error);
+      } else {
+        row.status = RowStatus::skipped;
+        row.note = "--graph: " + error;
+      }
+      return row;
+    }
+  }
 
   // 1. One verified run. Its output is what every timed run computes too
   //    (same input, same method), so the timed runs are not re-verified.
@@ -197,6 +260,31 @@ Row measure(const MethodInfo& info, const DeviceProblem& device, const HostProbl
   }
   row.ms = summarize(std::move(samples));
   row.status = RowStatus::ok;
+
+  // 4. The traced run (after an unrecorded one, trace_call): its input
+  //    restored and the method prepared first, so only the call's own work
+  //    is on the timeline.
+  if (options.timelines != nullptr) {
+    std::string error;
+    const auto prepare = [&] {
+      device.restore_input(stream);
+      method->prepare_run(stream);
+      BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    };
+    const std::string title = row.workload + ", " + row.variant + ": " + row.method + (options.graph ? " (graph)" : "");
+    CallTimeline timeline = trace_call(title, prepare, [&] {
+      const std::string e = enqueue();
+      if (error.empty()) error = e;
+      BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    });
+    if (error.empty()) error = method->check_after_run(stream);
+    if (!error.empty()) {
+      timeline.spans.clear();
+      timeline.error = "the traced run failed: " + error;
+    }
+    timeline.event_ms = row.ms->median;
+    options.timelines->push_back(std::move(timeline));
+  }
   return row;
 }
 

@@ -7,7 +7,11 @@
 //      (every segment, or HostProblem::checked), and on the device as well
 //      when a DeviceChecker is given;
 //   2. `warmup` untimed runs;
-//   3. `reps` runs, each timed with CUDA events; the median is reported.
+//   3. `reps` runs, each timed with CUDA events; the median is reported;
+//   4. with MeasureOptions::timelines, one more run, traced.
+// With MeasureOptions::graph, one untimed eager run comes first (first-use
+// set-up such as attribute queries), then run() is captured into a CUDA
+// graph and steps 1-4 launch the graph instead of calling run().
 // Before every run, 1-3, the unsorted input is restored from a pristine
 // device copy (and out-of-place outputs are poisoned), outside the timed
 // region.
@@ -22,6 +26,7 @@
 #include "cuda_check.hpp"
 #include "methods/method.hpp"
 #include "report.hpp"
+#include "timeline.hpp"
 #include "variants.hpp"
 #include "verify.hpp"
 #include "verify_device.hpp"
@@ -70,6 +75,12 @@ struct MeasureOptions {
   /// The sweep's shortcut for hopeless methods: when the first timed run
   /// (after the warm-ups) takes longer, the row is PRUNED, not timed further.
   std::optional<double> prune_above_ms;
+  /// --graph: the method's run() is captured once into a CUDA graph, and
+  /// every run (verified, warm-up, timed, traced) launches that graph.
+  bool graph = false;
+  /// --timeline: after the timed runs, one more run traced (timeline_trace.hpp)
+  /// and appended here with the row's median beside it.
+  std::vector<CallTimeline>* timelines = nullptr;
 };
 
 /// Verifies, warms up and times one method; returns `row` filled in.

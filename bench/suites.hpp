@@ -26,6 +26,7 @@ struct SuiteOptions {
   std::string date;    // ISO 8601 UTC, filled by main
   std::string device;  // one line, filled by main
   std::string command_line;
+  bool timeline = false;  // --timeline: suites that support it trace one call per row
   std::vector<std::string> args;  // options main did not recognise, for the suite to parse
 };
 

@@ -43,7 +43,8 @@ void run_point(const Workload& workload, const Variant& variant, const SweepOpti
                cudaStream_t stream, HostOutput& scratch, std::vector<Row>& rows) {
   const DeviceSegments segments(workload, stream);
   const HostProblem host = make_host_problem(workload, variant, o.sample_items);
-  const DeviceProblem device(host, variant, segments.offsets, segments.counts, stream);
+  DeviceProblem device(host, variant, segments.offsets, segments.counts, stream);
+  if (o.bounded_plan) device.problem.promised_max_segment = max_segment_items(workload);
   DeviceCheckInput check_input;
   check_input.key = variant.key;
   check_input.has_values = variant.has_values;
@@ -173,6 +174,9 @@ int run_sweep(const SweepOptions& o, RunInfo info) {
           "x the best CUB median so far at the same point is not timed further: it cannot be the best.",
       "CUB methods use the variant's bit range where their API has one (DeviceSegmentedSort has none; the 16-bit "
       "variant's keys hold no other bits, so it sorts the same data to the same result).",
+      o.bounded_plan ? "tilesort's plan sets max_segment_items to each point's segment length (--bounded-plan: the "
+                       "kernels longer segments would need are not launched; the issue's targets are for the general plan)."
+                     : "tilesort's plan sets max_segment_items = 0 (no promise: the general plan).",
       "Finished in " + format_number("%.1f", seconds_since(start)) + " s.",
   };
   if (!not_run.empty())

@@ -21,6 +21,7 @@ struct SweepOptions {
   std::uint32_t single_items = 1u << 26;       // the one-segment point; 0 = none
   double budget_s = 0;                         // stop starting points after this long; 0 = no limit
   std::size_t sample_items = std::size_t{1} << 22;  // host reference per point (the device checks all)
+  bool bounded_plan = false;                   // tilesort's plan promises the point's segment length
   std::string out;                             // writes OUT.md, OUT.csv, OUT.json, OUT.svg
 };
 

@@ -1,5 +1,5 @@
 // GPU tests: CUDA graph capture (no allocation, sync or host copy inside the
-// sort) and determinism.
+// sort), stream order, and determinism.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -216,6 +216,52 @@ INSTANTIATE_TEST_SUITE_P(
         GraphCase{"f64_b64_off64_desc_threadlocal_ditems", KeyType::f64, ValueType::b64, OffsetType::u64,
                   Order::descending, cudaStreamCaptureModeThreadLocal, true}),
     graph_case_name);
+
+// ---------------------------------------------------------------------------
+// Stream order: work enqueued on the caller's stream right after the sort
+// sees every segment sorted (short walked ones, listed ones, one-block
+// classes and MSD rounds alike), on a stream of its own and on the legacy
+// default stream. Only the caller's stream is waited for: a kernel of the
+// call left outside the stream's order shows as unsorted segments.
+// ---------------------------------------------------------------------------
+using StreamOrder = GpuTest;
+
+TEST_F(StreamOrder, WorkAfterTheSortSeesEverySegmentSorted) {
+  TS_TRACE_SEED();
+  const std::uint64_t budget = small_mode() ? 200000 : 4000000;
+  for (const cudaStream_t stream : {stream_, cudaStreamLegacy}) {
+    for (const Layout layout : {Layout::fixed, Layout::random_sizes, Layout::huge_among_tiny}) {
+      // Mostly walked segments (2..32 keys), so the walk is the longest
+      // kernel, plus whatever the layout adds.
+      std::vector<std::uint64_t> sizes;
+      std::uint64_t total = 0;
+      while (total < budget / 2) {
+        sizes.push_back(2 + rng_() % 31);
+        total += sizes.back();
+      }
+      const auto more = make_segment_sizes(layout, rng_, budget / 2);
+      sizes.insert(sizes.end(), more.begin(), more.end());
+      const HostCase c = make_case(KeyType::u32, ValueType::b32, OffsetType::u32, sizes, Dist::uniform, rng_);
+      SCOPED_TRACE(::testing::Message() << (stream == stream_ ? "own stream, " : "legacy stream, ") << c.description);
+      RunOptions o;
+      o.segments = CountMode::device;
+      Workspace ws;
+      ASSERT_NO_FATAL_FAILURE(make_workspace(plan_for(c, o), ws));
+      DeviceCase d;
+      ASSERT_NO_FATAL_FAILURE(upload_case(c, o, d));
+      std::vector<unsigned char> keys(c.keys.size()), values(c.values.size());
+      TS_STATUS_ASSERT_OK(tilesort::segmented_sort(ws.buf.get(), ws.bytes, ws.plan, make_args(c, o, d), stream));
+      TS_CUDA_ASSERT(cudaMemcpyAsync(keys.data(), d.keys.get(), keys.size(), cudaMemcpyDeviceToHost, stream));
+      TS_CUDA_ASSERT(cudaMemcpyAsync(values.data(), d.values.get(), values.size(), cudaMemcpyDeviceToHost, stream));
+      TS_CUDA_ASSERT(cudaStreamSynchronize(stream));
+      HostCase got = c;
+      got.keys = keys;
+      got.values = values;
+      ASSERT_NO_FATAL_FAILURE(expect_same(c, reference_result(c, Order::ascending), got));
+      TS_STATUS_ASSERT_OK(tilesort::read_device_status(ws.buf.get(), stream));
+    }
+  }
+}
 
 using SanitizerGraphCapture = GpuTest;
 

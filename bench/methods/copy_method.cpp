@@ -18,7 +18,7 @@ class CopyMethod final : public Method {
   std::string run(cudaStream_t stream) override {
     // One call for keys and values: they are contiguous in `packed`, and one
     // copy has less fixed cost than two (it matters at 4M pairs: ~30 us).
-    BENCH_CUDA_CHECK(cudaMemcpyAsync(destination_.get(), problem_.packed, problem_.packed_bytes,
+    BENCH_CUDA_RETURN_ERROR(cudaMemcpyAsync(destination_.get(), problem_.packed, problem_.packed_bytes,
                                      cudaMemcpyDeviceToDevice, stream));
     return {};
   }

@@ -64,7 +64,7 @@ class CubOutOfPlace : public Method {
 
   std::string run(cudaStream_t stream) override {
     std::size_t bytes = temp_.bytes();
-    BENCH_CUDA_CHECK(derived().sort(temp_.get(), bytes, stream));
+    BENCH_CUDA_RETURN_ERROR(derived().sort(temp_.get(), bytes, stream));
     return {};
   }
 

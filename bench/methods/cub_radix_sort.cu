@@ -42,7 +42,7 @@ class CubRadixSort final : public Method {
     cub::DoubleBuffer<Key> keys = key_buffers();
     cub::DoubleBuffer<Value> values = value_buffers();
     std::size_t bytes = temp_.bytes();
-    BENCH_CUDA_CHECK(sort(temp_.get(), bytes, keys, values, stream));
+    BENCH_CUDA_RETURN_ERROR(sort(temp_.get(), bytes, keys, values, stream));
     output_ = {keys.Current(), kPairs ? values.Current() : nullptr};
     return {};
   }

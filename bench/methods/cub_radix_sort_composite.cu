@@ -163,19 +163,19 @@ class CubRadixSortComposite final : public Method {
     build_composite<Key><<<grid_, kBlockThreads, 0, stream>>>(static_cast<const Key*>(p_.keys), p_.offsets,
                                                                p_.num_segments, p_.num_items, field_,
                                                                composite_.as<C>());
-    BENCH_CUDA_CHECK(cudaGetLastError());
+    BENCH_CUDA_RETURN_ERROR(cudaGetLastError());
 
     // The DoubleBuffer form may leave the result in either buffer; which
     // one is decided on the host during the call.
     cub::DoubleBuffer<C> keys(composite_.as<C>(), composite_alt_.as<C>());
     cub::DoubleBuffer<Value> values(p_.values, values_alt_.as<Value>());
     std::size_t bytes = temp_.bytes();
-    BENCH_CUDA_CHECK(sort(temp_.get(), bytes, keys, values, stream));
+    BENCH_CUDA_RETURN_ERROR(sort(temp_.get(), bytes, keys, values, stream));
 
     const Value* sorted_values = (kPairs && values.Current() != p_.values) ? values.Current() : nullptr;
     unpack_composite<Key><<<grid_, kBlockThreads, 0, stream>>>(keys.Current(), sorted_values, p_.num_items, field_,
                                                                 static_cast<Key*>(p_.keys), p_.values);
-    BENCH_CUDA_CHECK(cudaGetLastError());
+    BENCH_CUDA_RETURN_ERROR(cudaGetLastError());
     return {};
   }
 

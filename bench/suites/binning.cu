@@ -50,6 +50,7 @@
 #include "stats.hpp"
 #include "suites.hpp"
 #include "timing.hpp"
+#include "timeline_trace.hpp"
 #include "tilesort/binning.hpp"
 
 namespace bench {
@@ -158,6 +159,18 @@ double time_it(const SuiteOptions& o, cudaStream_t stream, const std::function<v
   return summarize(samples).median;
 }
 
+/// --timeline: one more call of `run`, traced (timeline_trace.hpp).
+CallTimeline traced(const std::string& title, double median_ms, const std::function<void()>& run,
+                    cudaStream_t stream) {
+  // The call reads only its inputs: nothing to restore between calls.
+  CallTimeline t = trace_call(title, [] {}, [&] {
+    run();
+    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  });
+  t.event_ms = median_ms;
+  return t;
+}
+
 template <class T>
 std::vector<T> fetch(const T* d, std::size_t n) {
   std::vector<T> h(n);
@@ -203,7 +216,8 @@ constexpr unsigned kStrideThreads = 256, kStrideBlocks = 132 * 8;
 
 // ---- one row: a case at one depth width --------------------------------------
 
-BinRow run_row(const SuiteOptions& o, const Selection& sel, const BinRecords& base, const BinSplit& split,
+BinRow run_row(std::vector<CallTimeline>& timelines, const SuiteOptions& o, const Selection& sel,
+               const BinRecords& base, const BinSplit& split,
                int key_bits, cudaStream_t stream) {
   BinRecords quantised_copy;
   if (key_bits < 32) quantised_copy = quantized(base, key_bits);
@@ -270,6 +284,8 @@ BinRow run_row(const SuiteOptions& o, const Selection& sel, const BinRecords& ba
       if (why.empty()) why = first_difference("values", fetch(out_values.as<std::uint32_t>(), n), want.values);
       row.tilesort = why.empty() ? BinResult::measured(time_it(o, stream, run, /*profiled=*/true))
                                  : BinResult::failure(why);
+      if (o.timeline && row.tilesort.ok())
+        timelines.push_back(traced(row.label + ": bin_and_sort", row.tilesort.ms, run, stream));
     }
 
     if (sel.has(Method::bin)) {
@@ -290,6 +306,7 @@ BinRow run_row(const SuiteOptions& o, const Selection& sel, const BinRecords& ba
         if (why.empty()) why = first_difference("bin values", fetch(out_values.as<std::uint32_t>(), n), want_values);
       }
       row.bin = why.empty() ? BinResult::measured(time_it(o, stream, run)) : BinResult::failure(why);
+      if (o.timeline && row.bin.ok()) timelines.push_back(traced(row.label + ": bin", row.bin.ms, run, stream));
     }
 
     if (sel.has(Method::gather64) && key_bits == 32) {
@@ -387,6 +404,7 @@ int run_binning(const SuiteOptions& o) {
   cudaStream_t stream;
   BENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   std::vector<BinRow> rows;
+  std::vector<CallTimeline> timelines;  // --timeline
   for (const std::string& name : sel.cases) {
     BinRecords r;
     try {
@@ -398,7 +416,7 @@ int run_binning(const SuiteOptions& o) {
     std::fprintf(stderr, "binning: %s: %s\n", name.c_str(), r.note.c_str());
     const BinSplit split = split_by_tile(r);  // the same for every depth width
     for (int bits : sel.depth_bits) {
-      rows.push_back(run_row(o, sel, r, split, bits, stream));
+      rows.push_back(run_row(timelines, o, sel, r, split, bits, stream));
       const BinRow& w = rows.back();  // progress, in case a later case is cut short
       std::fprintf(stderr, "binning: %s: copy %.4f ms, tilesort %s, 3dgs %s, 3dgs-packed %s, bin %s, gather64 %s\n",
                    w.label.c_str(), w.copy_ms, binning_cell(w.tilesort, w.copy_ms).c_str(),
@@ -423,6 +441,14 @@ int run_binning(const SuiteOptions& o) {
   std::printf("%s", md.c_str());
   std::fflush(stdout);
   if (!o.out.empty() && !write_suite_reports(o.out, md, render_binning_json(info, rows))) return 1;
+  if (o.timeline) {
+    const std::string traced_md = render_timeline_markdown(
+        timeline_header("tilesort-bench --suite binning --timeline: one traced call per case", o.commit, o.date,
+                        o.device, o.command_line),
+        timelines);
+    if (o.out.empty()) std::printf("%s", traced_md.c_str());
+    else if (!write_reports(o.out, {{"-timeline.md", traced_md}})) return 1;
+  }
   return any_binning_failure(rows) ? 1 : 0;
 }
 
