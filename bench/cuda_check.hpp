@@ -2,7 +2,9 @@
 //
 // A benchmark cannot recover from a failed CUDA call in any useful way (the
 // context may be unusable and every later number would be suspect), so a
-// failure prints where it happened and exits.
+// failure prints where it happened and exits. The one exception is a
+// method's call, whose failure (a call that cannot be captured, say) is its
+// row's error: BENCH_CUDA_RETURN_ERROR.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,6 +12,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <utility>
 
 namespace bench {
@@ -32,13 +35,21 @@ inline constexpr int kExitCudaError = 3;
     if (bench_err_ != cudaSuccess) ::bench::cuda_fail(bench_err_, #expr, __FILE__, __LINE__); \
   } while (0)
 
+namespace bench {
+
+/// A CUDA failure as a row's error text: "cudaErrorX (what it means) in WHAT".
+inline std::string cuda_error_text(cudaError_t err, const char* what) {
+  return std::string(cudaGetErrorName(err)) + " (" + cudaGetErrorString(err) + ") in " + what;
+}
+
+}  // namespace bench
+
 /// In a method's run(): a failure becomes the row's error instead of an
 /// exit, so a call that cannot be captured (--graph) fails its row only.
-#define BENCH_CUDA_RETURN_ERROR(expr)                                                          \
-  do {                                                                                         \
-    const cudaError_t bench_err_ = (expr);                                                     \
-    if (bench_err_ != cudaSuccess)                                                             \
-      return std::string(cudaGetErrorName(bench_err_)) + " (" + cudaGetErrorString(bench_err_) + ") in " #expr; \
+#define BENCH_CUDA_RETURN_ERROR(expr)                                                     \
+  do {                                                                                    \
+    const cudaError_t bench_err_ = (expr);                                                \
+    if (bench_err_ != cudaSuccess) return ::bench::cuda_error_text(bench_err_, #expr);    \
   } while (0)
 
 namespace bench {

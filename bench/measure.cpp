@@ -143,16 +143,16 @@ struct CapturedRun {
   template <class Enqueue>
   std::string capture(cudaStream_t stream, Enqueue&& enqueue) {
     cudaError_t err = cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal);
-    if (err != cudaSuccess) return std::string("cudaStreamBeginCapture: ") + cudaGetErrorString(err);
+    if (err != cudaSuccess) return cuda_error_text(err, "cudaStreamBeginCapture");
     const std::string error = enqueue();
     err = cudaStreamEndCapture(stream, &graph);
     if (!error.empty() || err != cudaSuccess) (void)cudaGetLastError();  // a failed capture leaves its error behind
     if (!error.empty()) return "the call failed during capture: " + error;
-    if (err != cudaSuccess) return std::string("the call is not capturable: ") + cudaGetErrorString(err);
+    if (err != cudaSuccess) return "the call is not capturable: " + cuda_error_text(err, "cudaStreamEndCapture");
     err = cudaGraphInstantiate(&exec, graph, 0);
     if (err != cudaSuccess) {
       exec = nullptr;
-      return std::string("cudaGraphInstantiate: ") + cudaGetErrorString(err);
+      return cuda_error_text(err, "cudaGraphInstantiate");
     }
     return {};
   }
@@ -174,7 +174,7 @@ Row measure(const MethodInfo& info, const DeviceProblem& device, const HostProbl
   auto enqueue = [&]() -> std::string {
     if (captured.exec == nullptr) return method->run(stream);
     const cudaError_t err = cudaGraphLaunch(captured.exec, stream);
-    return err == cudaSuccess ? std::string() : std::string("cudaGraphLaunch: ") + cudaGetErrorString(err);
+    return err == cudaSuccess ? std::string() : cuda_error_text(err, "cudaGraphLaunch");
   };
   auto run_once = [&](EventTimer* timer) -> std::string {
     device.restore_input(stream);

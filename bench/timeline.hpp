@@ -25,7 +25,6 @@ struct TimelineSpan {
   std::uint32_t grid = 0, block = 0, cluster = 0;  // blocks, threads per block, CTAs per cluster (0: none)
   std::uint32_t registers = 0;     // per thread
   std::uint32_t local_bytes = 0;   // per thread (spills and stack)
-  std::uint32_t shared_bytes = 0;  // static + dynamic, per block
   std::uint64_t bytes = 0;         // memsets and copies
 };
 

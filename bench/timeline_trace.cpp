@@ -111,7 +111,6 @@ struct Cupti {
       s.cluster = k->clusterX * std::max(k->clusterY, 1u) * std::max(k->clusterZ, 1u);
       s.registers = k->registersPerThread;
       s.local_bytes = k->localMemoryPerThread;
-      s.shared_bytes = std::uint32_t(k->staticSharedMemory + k->dynamicSharedMemory);
     } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
       const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
       s.kind = SpanKind::memset;
@@ -150,21 +149,18 @@ CallTimeline trace_call(const std::string& title, const std::function<void()>& p
     t.error = "the device was not idle before the trace";
     return t;
   }
-  {
+  const auto discard_recorded = [&] {
+    c.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     std::lock_guard<std::mutex> lock(Cupti::mutex);
     Cupti::spans.clear();
-  }
+  };
+  discard_recorded();  // whatever an earlier trace left
   for (CUpti_ActivityKind kind : kKinds)
     if (c.enable(kind) != CUPTI_SUCCESS) {
       t.error = "cuptiActivityEnable failed (another profiler attached?)";
       for (CUpti_ActivityKind k : kKinds) c.disable(k);
       return t;
     }
-  const auto discard_recorded = [&] {
-    c.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-    std::lock_guard<std::mutex> lock(Cupti::mutex);
-    Cupti::spans.clear();
-  };
   prepare();
   enqueue_and_sync();  // the unrecorded call
   prepare();
