@@ -452,13 +452,36 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
     __syncthreads();
 
     // Consecutive threads write consecutive positions of one digit's run.
-    for (std::uint32_t i = tid; i < count; i += Policy::kThreads) {
-      const std::uint32_t t = s_tiles[i];
-      const std::uint32_t source = s_source[i];
-      const std::uint32_t g = digit_offset[(t >> p.shift) & digits_mask] + i;
-      if (p.out_tiles) p.out_tiles[g] = t;
-      if constexpr (kHasKeys) p.out_keys[g] = in_keys[source];
-      if constexpr (kHasValues) p.out_values[g] = kIotaValues ? Value(begin + source) : in_values[source];
+    // Items in batches: every shared load of a batch is issued before its
+    // stores, so several items' dependent loads are in flight together (a
+    // store to a generic pointer would otherwise order the next item's
+    // loads after it).
+    constexpr int kBatch = Policy::kScatterWriteBatch;
+    static_assert(kItems % kBatch == 0, "whole batches");
+  #pragma unroll
+    for (int first = 0; first < kItems; first += kBatch) {
+      std::uint32_t t[kBatch], g[kBatch], key[kBatch];
+      Value value[kBatch];
+  #pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        const std::uint32_t i = std::uint32_t((first + b) * Policy::kThreads + tid);
+        if (i < count) {
+          t[b] = s_tiles[i];
+          const std::uint32_t source = s_source[i];
+          g[b] = digit_offset[(t[b] >> p.shift) & digits_mask] + i;
+          if constexpr (kHasKeys) key[b] = in_keys[source];
+          if constexpr (kHasValues) value[b] = kIotaValues ? Value(begin + source) : in_values[source];
+        }
+      }
+  #pragma unroll
+      for (int b = 0; b < kBatch; ++b) {
+        const std::uint32_t i = std::uint32_t((first + b) * Policy::kThreads + tid);
+        if (i < count) {
+          if (p.out_tiles) p.out_tiles[g[b]] = t[b];
+          if constexpr (kHasKeys) p.out_keys[g[b]] = key[b];
+          if constexpr (kHasValues) p.out_values[g[b]] = value[b];
+        }
+      }
     }
     __syncthreads();  // the next chunk reuses every shared array
   }

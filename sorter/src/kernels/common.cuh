@@ -212,16 +212,19 @@ __device__ __forceinline__ void warp_digit_starts(std::uint32_t* counts, StartOf
   }
 }
 
-/// Copies one 4- or 8-byte word into shared memory. From sm_80 on it is a
+/// Copies one 4-, 8- or 16-byte word into shared memory. From sm_80 on it is a
 /// cp.async: the copy proceeds while the thread goes on, and holds no
 /// register. Older GPUs copy through a register.
 template <class Word>
 __device__ __forceinline__ void copy_to_shared_async(Word* smem, const Word* gmem) {
-  static_assert(sizeof(Word) == 4 || sizeof(Word) == 8, "cp.async copies 4, 8 or 16 bytes");
+  static_assert(sizeof(Word) == 4 || sizeof(Word) == 8 || sizeof(Word) == 16, "cp.async copies 4, 8 or 16 bytes");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(int(sizeof(Word)))
-               : "memory");
+  if constexpr (sizeof(Word) == 16)  // whole 16-byte words need not pass through L1
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(s), "l"(gmem), "n"(int(sizeof(Word)))
+                 : "memory");
 #else
   *smem = *gmem;
 #endif

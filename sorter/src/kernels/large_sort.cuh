@@ -540,14 +540,25 @@ struct MsdChunk {
 
 /// Finds chunk `chunk`'s bucket (all threads call it; it starts with a
 /// barrier, so the previous chunk's shared memory is free afterwards) and
-/// where the chunk lies in it.
-template <int THREADS>
+/// where the chunk lies in it. With `cached` (each bucket's first chunk and
+/// chunk count, for the round's first CACHED buckets, filled by the kernel
+/// once) the search reads shared memory instead of the bucket list.
+template <int THREADS, int CACHED = 0>
 __device__ __forceinline__ MsdChunk msd_chunk(const RoundLists& rl, std::uint32_t num_buckets, std::uint32_t chunk,
-                                              std::uint32_t chunk_items, int begin_bit, int* shared_slot) {
+                                              std::uint32_t chunk_items, int begin_bit, int* shared_slot,
+                                              const uint2* cached = nullptr) {
   MsdChunk c;
-  c.bucket = find_bucket<THREADS>(
-      rl.buckets, num_buckets,
-      [&](const Bucket& b) { return chunk - b.chunk_base < chunks_of(b.task.length, chunk_items); }, shared_slot);
+  if (CACHED > 0 && num_buckets <= std::uint32_t(CACHED)) {
+    __syncthreads();
+    for (std::uint32_t b = threadIdx.x; b < num_buckets; b += THREADS)
+      if (chunk - cached[b].x < cached[b].y) *shared_slot = int(b);
+    __syncthreads();
+    c.bucket = *shared_slot;
+  } else {
+    c.bucket = find_bucket<THREADS>(
+        rl.buckets, num_buckets,
+        [&](const Bucket& b) { return chunk - b.chunk_base < chunks_of(b.task.length, chunk_items); }, shared_slot);
+  }
   c.info = rl.buckets[c.bucket];
   const std::uint32_t k = chunk - c.info.chunk_base;
   c.start = c.info.task.begin + std::uint64_t(k) * chunk_items;
@@ -598,6 +609,9 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
 /// Dynamic shared memory of msd_scatter_kernel (byte offsets), in this
 /// order: each digit's destination in the chunk's bucket; one or two
 /// buffers of a chunk's keys and (when kStageValues) values in input order;
+/// per buffer, the chunk's two rows of digit counts from msd_histogram (the
+/// bucket's digit bases and the chunk's prefix in the bucket), copied with
+/// its keys so that their global latency is not paid after the ranking;
 /// then the per-warp digit counters, which each sorted position's (digit,
 /// 16-bit input index) word reuses once every thread holds its items'
 /// ranks. Values are staged when one buffer fits the policy's
@@ -618,11 +632,16 @@ struct MsdScatterSmem {
   static constexpr std::size_t buffer_bytes(bool stage_values) {
     return (kKeyBytes + (stage_values ? kValueBytes : 0) + 15) / 16 * 16;
   }
-  static constexpr bool kStageValues = kHasValues<Value> && kKeys + buffer_bytes(true) + kTail <= Policy::kMsdScatterSmemMax;
+  static constexpr std::size_t kPerBufferRows = 2 * sizeof(std::uint32_t) * kDigits;
+  static constexpr bool kStageValues =
+      kHasValues<Value> && kKeys + buffer_bytes(true) + kPerBufferRows + kTail <= Policy::kMsdScatterSmemMax;
   static constexpr std::size_t kBuffer = buffer_bytes(kStageValues);
-  static constexpr int kBuffers = kKeys + 2 * kBuffer + kTail <= Policy::kMsdScatterSmemMax ? 2 : 1;
+  static constexpr int kBuffers =
+      kKeys + 2 * (kBuffer + kPerBufferRows) + kTail <= Policy::kMsdScatterSmemMax ? 2 : 1;
   static constexpr std::size_t kValues = kKeys + kKeyBytes;  // in buffer 0; buffer b is kBuffer * b further
-  static constexpr std::size_t kCounters = kKeys + kBuffers * kBuffer;
+  static constexpr std::size_t kRowBytes = sizeof(std::uint32_t) * kDigits;
+  static constexpr std::size_t kRows = kKeys + kBuffers * kBuffer;  // [buffer][digit bases, chunk prefix][digit]
+  static constexpr std::size_t kCounters = kRows + kBuffers * 2 * kRowBytes;
   static constexpr std::size_t kBytes = kCounters + kTail;
 };
 
@@ -655,6 +674,10 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
   constexpr int kGroupsAhead = Smem::kBuffers == 2 ? 2 : 0;
   __shared__ typename Scan::TempStorage scan_temp;
   __shared__ int bucket_slot;
+  // Each bucket's (first chunk, chunks), read once: finding a chunk's
+  // bucket then costs no global round trip per chunk.
+  constexpr int kCachedBuckets = Shape::kThreads;
+  __shared__ uint2 bucket_chunks[kCachedBuckets];
   extern __shared__ __align__(16) unsigned char shared_raw[];
   // [digit]: where the digit's run goes, relative to the bucket's start and
   // minus the run's start in the chunk (mod 2^32: a bucket holds < 2^32 keys).
@@ -663,6 +686,11 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
   const auto buffer_values = [&](int b) {
     return reinterpret_cast<Value*>(shared_raw + Smem::kValues + b * Smem::kBuffer);
   };
+  // [digit]: the bucket's digit bases and the chunk's prefix, of buffer b's chunk.
+  const auto buffer_bases = [&](int b) {
+    return reinterpret_cast<std::uint32_t*>(shared_raw + Smem::kRows + b * 2 * Smem::kRowBytes);
+  };
+  const auto buffer_prefix = [&](int b) { return buffer_bases(b) + kDigits; };
   std::uint32_t* warp_counts = reinterpret_cast<std::uint32_t*>(shared_raw + Smem::kCounters);  // [warp][digit]
   // [sorted position]: (digit << 16) | input index; aliases warp_counts.
   std::uint32_t* staged = reinterpret_cast<std::uint32_t*>(shared_raw + Smem::kCounters);
@@ -671,14 +699,23 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
   const std::uint32_t num_buckets = lists.counters->bucket_count[rl.round];
   const std::uint32_t num_chunks = lists.counters->chunk_count[rl.round];
   const int t = threadIdx.x;
+  // msd_chunk starts with a barrier, which publishes these.
+  if (std::uint32_t(t) < min(num_buckets, std::uint32_t(kCachedBuckets)))
+    bucket_chunks[t] = make_uint2(rl.buckets[t].chunk_base, chunks_of(rl.buckets[t].task.length, kChunk));
+  const auto find_chunk = [&](std::uint32_t chunk) {
+    return msd_chunk<Shape::kThreads, kCachedBuckets>(rl, num_buckets, chunk, kChunk, data.begin_bit, &bucket_slot,
+                                                      bucket_chunks);
+  };
   const int warp = t / 32;
   const std::uint32_t lane = t % 32;
   // Warp-striped: warp w holds items [w * 32 * kItems, (w + 1) * 32 * kItems)
   // of the chunk, so loads coalesce and (j, lane) order is input order.
   const std::uint32_t warp_base = std::uint32_t(warp) * 32u * kItems;
-  // Starts chunk c's copies into buffer b as two groups, keys then values
-  // (empty when there is nothing to copy), so every chunk commits two.
-  const auto copy_chunk = [&](const MsdChunk& c, bool exists, int b) {
+  // Starts chunk c's copies into buffer b as two groups, keys (with the
+  // chunk's digit-count rows) then values (empty when there is nothing to
+  // copy), so every chunk commits two.
+  static_assert(Shape::kThreads >= 2 * kDigits / 4, "a thread per 16 bytes of the two rows");
+  const auto copy_chunk = [&](const MsdChunk& c, std::uint32_t chunk, bool exists, int b) {
     const bool copies = exists && !c.info.skip;
     if (copies) {
       const Bits* src_keys = data.key_source(c.info.task) + c.start;
@@ -686,6 +723,15 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
       for (int j = 0; j < kItems; ++j) {
         const std::uint32_t local = warp_base + j * 32u + lane;
         if (local < c.count) copy_to_shared_async(buffer_keys(b) + local, src_keys + local);
+      }
+      constexpr int kRowWords = kDigits / 4;  // 16-byte words per row
+      if (t < 2 * kRowWords) {
+        const bool prefix_row = t >= kRowWords;
+        const int word = t % kRowWords;
+        const std::uint32_t* row = prefix_row ? rl.chunk_hist + std::uint64_t(chunk) * kDigits
+                                              : rl.digit_base + std::uint64_t(c.bucket) * kDigits;
+        copy_to_shared_async(reinterpret_cast<uint4*>(prefix_row ? buffer_prefix(b) : buffer_bases(b)) + word,
+                             reinterpret_cast<const uint4*>(row) + word);
       }
     }
     commit_shared_copies();
@@ -702,9 +748,9 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
     commit_shared_copies();
   };
 
-  // Ranks and writes chunk `chunk` (described by c, its copies into buffer
-  // b committed, kGroupsAhead groups after them).
-  const auto scatter_chunk = [&](const MsdChunk& c, std::uint32_t chunk, int b) {
+  // Ranks and writes the chunk described by c, its copies into buffer b
+  // committed, kGroupsAhead groups after them.
+  const auto scatter_chunk = [&](const MsdChunk& c, int b) {
     const Task& task = c.info.task;
     const std::uint32_t count = c.count;
     const Bits* chunk_keys = buffer_keys(b);
@@ -738,9 +784,7 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
       const int d = t;
       std::uint32_t chunk_start;
       Scan(scan_temp).ExclusiveSum(digit_total, chunk_start);
-      if (d < kDigits)
-        digit_dest[d] = rl.digit_base[std::uint64_t(c.bucket) * kDigits + d] +
-                        rl.chunk_hist[std::uint64_t(chunk) * kDigits + d] - chunk_start;
+      if (d < kDigits) digit_dest[d] = buffer_bases(b)[d] + buffer_prefix(b)[d] - chunk_start;
       return chunk_start;
     });
     __syncthreads();
@@ -779,8 +823,8 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
   int buffer = 0;
   MsdChunk c{};
   if (kGroupsAhead > 0 && blockIdx.x < num_chunks) {
-    c = msd_chunk<Shape::kThreads>(rl, num_buckets, blockIdx.x, kChunk, data.begin_bit, &bucket_slot);
-    copy_chunk(c, true, buffer);
+    c = find_chunk(blockIdx.x);
+    copy_chunk(c, blockIdx.x, true, buffer);
   }
   for (std::uint32_t chunk = blockIdx.x; chunk < num_chunks; chunk += gridDim.x) {
     // msd_chunk starts with a barrier: the previous chunk's shared arrays,
@@ -789,20 +833,20 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
       const std::uint32_t next = chunk + gridDim.x;
       MsdChunk n{};
       const bool has_next = next < num_chunks;
-      if (has_next) n = msd_chunk<Shape::kThreads>(rl, num_buckets, next, kChunk, data.begin_bit, &bucket_slot);
+      if (has_next) n = find_chunk(next);
       else __syncthreads();
       const int current_buffer = buffer;
       buffer ^= 1;
-      copy_chunk(n, has_next, buffer);
+      copy_chunk(n, next, has_next, buffer);
       const MsdChunk current = c;
       c = n;
       if (current.info.skip) continue;
-      scatter_chunk(current, chunk, current_buffer);
+      scatter_chunk(current, current_buffer);
     } else {
-      const MsdChunk current = msd_chunk<Shape::kThreads>(rl, num_buckets, chunk, kChunk, data.begin_bit, &bucket_slot);
+      const MsdChunk current = find_chunk(chunk);
       if (current.info.skip) continue;
-      copy_chunk(current, true, 0);
-      scatter_chunk(current, chunk, 0);
+      copy_chunk(current, chunk, true, 0);
+      scatter_chunk(current, 0);
     }
   }
 }
