@@ -734,6 +734,35 @@ TEST_F(SegmentedSortMaxSize, MsdScatterCopiesAheadAcrossBuckets) {
   ASSERT_NO_FATAL_FAILURE(sort_u32_pairs_and_check(stream_, offsets, keys));
 }
 
+// Round 0 of the MSD path has one bucket per segment above one block
+// (16,384 keys): with up to 512 of them the MSD scatter's blocks read every
+// bucket's chunk range into shared memory once and find each chunk's bucket
+// there; with more they search the bucket list in global memory. Both sides
+// of that bound, segments of 16,385..20,000 keys (their second chunk
+// partial) with short ones between them: u32 pairs (two chunk buffers per
+// block, checked for stability) and u64 keys with u32 values (one buffer).
+TEST_F(SegmentedSortMaxSize, MsdScatterFindsChunksAmongManyBuckets) {
+  TS_TRACE_SEED();
+  TS_SKIP_IF_SMALL();
+  for (const std::uint32_t large : {512u, 513u}) {
+    SCOPED_TRACE(::testing::Message() << large << " segments above one block");
+    std::vector<std::uint64_t> sizes;
+    for (std::uint32_t i = 0; i < large; ++i) {
+      sizes.push_back(16385 + rng_() % 3616);
+      sizes.push_back(rng_() % 40);
+    }
+    std::vector<std::uint32_t> offsets(1, 0);
+    for (const std::uint64_t n : sizes) offsets.push_back(offsets.back() + std::uint32_t(n));
+    std::vector<std::uint32_t> keys(offsets.back());
+    for (std::uint32_t& k : keys) k = std::uint32_t(rng_());
+    ASSERT_NO_FATAL_FAILURE(sort_u32_pairs_and_check(stream_, offsets, keys));
+    const HostCase c = make_case(KeyType::u64, ValueType::b32, OffsetType::u32, sizes, Dist::uniform, rng_);
+    RunOptions o;
+    o.segments = CountMode::device;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
 // Bit ranges that the MSD rounds use up: with 16 compared bits, a segment
 // above 256 x 16384 keys takes two rounds and its last round's children have
 // no bits left (grouped ones included: they are already in order, in user
