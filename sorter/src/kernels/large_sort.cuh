@@ -68,13 +68,14 @@ struct LargeStorage {
   int flag;
 };
 
-/// Index b < num_buckets of the bucket for which owns(b) holds (the buckets
-/// are disjoint, so at most one does). All threads call it.
+/// Index of the bucket for which owns(bucket) holds (the buckets are
+/// disjoint, so at most one does). All threads call it.
 template <int THREADS, class Owns>
-__device__ __forceinline__ int find_bucket(std::uint32_t num_buckets, Owns owns, int* shared_slot) {
+__device__ __forceinline__ int find_bucket(const Bucket* buckets, std::uint32_t num_buckets, Owns owns,
+                                           int* shared_slot) {
   __syncthreads();
   for (std::uint32_t b = threadIdx.x; b < num_buckets; b += THREADS)
-    if (owns(b)) *shared_slot = int(b);
+    if (owns(buckets[b])) *shared_slot = int(b);
   __syncthreads();
   return *shared_slot;
 }
@@ -370,11 +371,8 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
     const std::uint32_t span = next_span;
     if (span >= num_spans) break;
     const int b = find_bucket<Shape::kThreads>(
-        num_buckets,
-        [&](std::uint32_t i) {
-          const Bucket& c = rl.buckets[i];
-          return span - c.span_base < msd_spans(chunks_of(c.task.length, kChunk), kSpan);
-        },
+        rl.buckets, num_buckets,
+        [&](const Bucket& c) { return span - c.span_base < msd_spans(chunks_of(c.task.length, kChunk), kSpan); },
         &bucket_slot);
     const Task bucket = rl.buckets[b].task;
     const std::uint32_t first_span = rl.buckets[b].span_base;
@@ -550,14 +548,17 @@ __device__ __forceinline__ MsdChunk msd_chunk(const RoundLists& rl, std::uint32_
                                               std::uint32_t chunk_items, int begin_bit, int* shared_slot,
                                               const uint2* cached = nullptr) {
   MsdChunk c;
-  const bool use_cache = CACHED > 0 && num_buckets <= std::uint32_t(CACHED);
-  c.bucket = find_bucket<THREADS>(
-      num_buckets,
-      [&](std::uint32_t b) {
-        if (use_cache) return chunk - cached[b].x < cached[b].y;
-        return chunk - rl.buckets[b].chunk_base < chunks_of(rl.buckets[b].task.length, chunk_items);
-      },
-      shared_slot);
+  if (CACHED > 0 && num_buckets <= std::uint32_t(CACHED)) {
+    __syncthreads();
+    for (std::uint32_t b = threadIdx.x; b < num_buckets; b += THREADS)
+      if (chunk - cached[b].x < cached[b].y) *shared_slot = int(b);
+    __syncthreads();
+    c.bucket = *shared_slot;
+  } else {
+    c.bucket = find_bucket<THREADS>(
+        rl.buckets, num_buckets,
+        [&](const Bucket& b) { return chunk - b.chunk_base < chunks_of(b.task.length, chunk_items); }, shared_slot);
+  }
   c.info = rl.buckets[c.bucket];
   const std::uint32_t k = chunk - c.info.chunk_base;
   c.start = c.info.task.begin + std::uint64_t(k) * chunk_items;
