@@ -632,16 +632,16 @@ struct MsdScatterSmem {
   static constexpr std::size_t buffer_bytes(bool stage_values) {
     return (kKeyBytes + (stage_values ? kValueBytes : 0) + 15) / 16 * 16;
   }
-  static constexpr std::size_t kPerBufferRows = 2 * sizeof(std::uint32_t) * kDigits;
+  // A buffer's chunk also has its two rows of digit counts.
+  static constexpr std::size_t kBufferRows = 2 * sizeof(std::uint32_t) * kDigits;
   static constexpr bool kStageValues =
-      kHasValues<Value> && kKeys + buffer_bytes(true) + kPerBufferRows + kTail <= Policy::kMsdScatterSmemMax;
+      kHasValues<Value> && kKeys + buffer_bytes(true) + kBufferRows + kTail <= Policy::kMsdScatterSmemMax;
   static constexpr std::size_t kBuffer = buffer_bytes(kStageValues);
   static constexpr int kBuffers =
-      kKeys + 2 * (kBuffer + kPerBufferRows) + kTail <= Policy::kMsdScatterSmemMax ? 2 : 1;
+      kKeys + 2 * (kBuffer + kBufferRows) + kTail <= Policy::kMsdScatterSmemMax ? 2 : 1;
   static constexpr std::size_t kValues = kKeys + kKeyBytes;  // in buffer 0; buffer b is kBuffer * b further
-  static constexpr std::size_t kRowBytes = sizeof(std::uint32_t) * kDigits;
   static constexpr std::size_t kRows = kKeys + kBuffers * kBuffer;  // [buffer][digit bases, chunk prefix][digit]
-  static constexpr std::size_t kCounters = kRows + kBuffers * 2 * kRowBytes;
+  static constexpr std::size_t kCounters = kRows + kBuffers * kBufferRows;
   static constexpr std::size_t kBytes = kCounters + kTail;
 };
 
@@ -688,7 +688,7 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
   };
   // [digit]: the bucket's digit bases and the chunk's prefix, of buffer b's chunk.
   const auto buffer_bases = [&](int b) {
-    return reinterpret_cast<std::uint32_t*>(shared_raw + Smem::kRows + b * 2 * Smem::kRowBytes);
+    return reinterpret_cast<std::uint32_t*>(shared_raw + Smem::kRows + b * Smem::kBufferRows);
   };
   const auto buffer_prefix = [&](int b) { return buffer_bases(b) + kDigits; };
   std::uint32_t* warp_counts = reinterpret_cast<std::uint32_t*>(shared_raw + Smem::kCounters);  // [warp][digit]
