@@ -629,7 +629,8 @@ int run(int argc, char** argv) {
       "no NaN/-0.0); values are each item's input position. tiles16-* keys are per particle, shared by the "
       "particle's tiles.",
       "u32-u32-16bit: u32 keys in [0, 2^16) with u32 values, sorted over bits [0, 16) (tilesort's begin_bit / "
-      "end_bit, and CUB's where the API has them); the x-copy floor is the same bytes as u32-u32.",
+      "end_bit, and CUB's where the API has them); the x-copy floor is the same bytes as u32-u32. u32-none-16bit: "
+      "the same keys alone, floor as u32-none.",
       "Before every run (verified, warm-up and timed) the unsorted input is restored with one device-to-device "
       "copy from a pristine buffer and out-of-place outputs are filled with 0xFF, outside the timed region. "
       "As in ANCHORS.md this leaves part of the input in L2.",

@@ -31,6 +31,7 @@ inline constexpr Variant kVariants[] = {
     {"u32-none", KeyKind::u32, false, -1},
     {"u64-u32", KeyKind::u64, true, -1},
     {"u32-u32-16bit", KeyKind::u32, true, 16},
+    {"u32-none-16bit", KeyKind::u32, false, 16},
 };
 inline constexpr const char* kHeadlineVariant = "u32-u32";
 

@@ -1126,18 +1126,26 @@ TEST_F(SanitizerSegmentedSort, BitRangesAndFloatSpecials) {
   }
 }
 
-// 16-bit calls: the narrow radix kernel from 4097 keys, and radix8 for single
-// ranges in 513..2048 (keys alone too).
-TEST_F(SanitizerSegmentedSort, NarrowRadixClasses) {
+// Narrow calls: two or three radix8 passes over keys and values in
+// 2049..16384 keys (keys alone too, up to kRadix8KeysAloneBits compared
+// bits; BlockSort beyond), and radix8 for single ranges in 513..2048.
+TEST_F(SanitizerSegmentedSort, NarrowCallsInRadixClasses) {
   TS_TRACE_SEED();
-  const std::vector<std::uint64_t> sizes = {5000, 8192, 8193, 16384, 3, 12000, 600, 1024, 1500, 2048};
-  for (ValueType vt : {ValueType::none, ValueType::b32, ValueType::b64}) {
-    SCOPED_TRACE(name_of(vt));
-    const HostCase c = make_case(KeyType::u32, vt, OffsetType::u32, sizes, Dist::uniform, rng_, 3, 3);
+  const std::vector<std::uint64_t> sizes = {5000, 8192, 8193, 16384, 3, 12000, 600, 1024, 1500, 2048, 3000, 4097};
+  struct Kind {
+    ValueType value;
+    int begin_bit, end_bit;
+  };
+  const Kind kinds[] = {{ValueType::none, 0, 16}, {ValueType::b32, 4, 20}, {ValueType::b64, 4, 20},
+                        {ValueType::none, 2, 22}, {ValueType::none, 5, 30}};
+  for (const Kind& k : kinds) {
+    SCOPED_TRACE(std::string(name_of(k.value)) + " bits " + std::to_string(k.begin_bit) + ".." +
+                 std::to_string(k.end_bit));
+    const HostCase c = make_case(KeyType::u32, k.value, OffsetType::u32, sizes, Dist::uniform, rng_, 3, 3);
     RunOptions o;
-    o.order = vt == ValueType::b32 ? Order::descending : Order::ascending;
-    o.begin_bit = vt == ValueType::none ? 0 : 4;
-    o.end_bit = o.begin_bit + 16;
+    o.order = k.value == ValueType::b32 ? Order::descending : Order::ascending;
+    o.begin_bit = k.begin_bit;
+    o.end_bit = k.end_bit;
     ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
   }
 }

@@ -62,13 +62,6 @@ enum class BlockAlgorithm { bitonic, radix8, merge, none };
 ///   position) words (block::BlockSort::SortPositionsNarrow), half the data
 ///   of the usual words. The second network costs registers, so shapes whose
 ///   occupancy or spills it hurts turn it off.
-/// - kNarrowRadix: those same (16-bit key, 16-bit position) words are sorted
-///   by block::BlockRadixSort8 instead (two 8-bit passes over one 32-bit
-///   plane), in place of BlockSort's narrow network.
-///   Its cost falls with the compared bits; it pays from 8K-item tiles on.
-/// - kStageValues: values are gathered into shared memory instead of
-///   registers (keys, positions and values of 16 items do not fit the 64
-///   registers a 1024-thread block allows).
 /// - kMinBlocks: blocks per SM the kernel for 32-bit keys with 32-bit values
 ///   is compiled for (__launch_bounds__), which caps its registers at
 ///   64K / (THREADS x kMinBlocks); 0 leaves them to ptxas. Wider types keep 0:
@@ -84,10 +77,11 @@ enum class BlockAlgorithm { bitonic, radix8, merge, none };
 ///   block::BlockRadixSort8, whose cost falls with the compared bits (an MSD
 ///   child has at most 24 left); windows keep BlockSort, whose words carry
 ///   the segment. One kernel holds both paths.
-/// - kRadix8KeysAloneBits: in such a shape, 32-bit keys alone whose range
-///   compares at most this many bits (MSD children, narrow calls) sort with
-///   block::BlockRadixSort8 too; 0: never. With every bit compared BlockSort
-///   on the keys themselves was faster.
+/// - kRadix8KeysAloneBits: with kRadix8Ranges, 32-bit keys alone whose
+///   range compares at most this many bits (MSD children, narrow calls) sort
+///   with block::BlockRadixSort8 where the shape sorts them with BlockSort
+///   (its own algorithm or kKeysOnlyAlgorithm); 0: never. With every bit
+///   compared BlockSort on the keys themselves was faster.
 /// - kKeyWords: such keys, when every bit is compared, are sorted as
 ///   themselves (block::BlockSort::SortEncodedKeys, no positions). A third
 ///   network beside the others costs registers, so a shape it makes spill
@@ -99,8 +93,6 @@ enum class BlockAlgorithm { bitonic, radix8, merge, none };
 struct BlockSortOptions {
   static constexpr int kClusterCtas = 1;
   static constexpr bool kNarrowWords = true;
-  static constexpr bool kNarrowRadix = false;
-  static constexpr bool kStageValues = false;
   static constexpr int kMinBlocks = 0;
   static constexpr bool kWindows = true;
   static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::none;
@@ -120,14 +112,11 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr int kClusterCtas = OPTIONS_::kClusterCtas;
   static constexpr int kCtaTileItems = THREADS_ * ITEMS_;
   static constexpr int kTileItems = kCtaTileItems * kClusterCtas;  // the range a cluster (or a block) sorts
-  static_assert(kClusterCtas == 1 || (ALGORITHM_ == BlockAlgorithm::radix8 && !OPTIONS_::kWindows &&
-                                      !OPTIONS_::kNarrowRadix),
+  static_assert(kClusterCtas == 1 || (ALGORITHM_ == BlockAlgorithm::radix8 && !OPTIONS_::kWindows),
                 "a cluster shape sorts single ranges with radix8");
   static constexpr BlockAlgorithm kAlgorithm = ALGORITHM_;
   static constexpr BlockAlgorithm kFallbackAlgorithm = FALLBACK_;
   static constexpr bool kNarrowWords = OPTIONS_::kNarrowWords;
-  static constexpr bool kNarrowRadix = OPTIONS_::kNarrowRadix;
-  static constexpr bool kStageValues = OPTIONS_::kStageValues;
   static constexpr int kMinBlocks = OPTIONS_::kMinBlocks;
   static constexpr bool kWindows = OPTIONS_::kWindows;
   static constexpr BlockAlgorithm kKeysOnlyAlgorithm = OPTIONS_::kKeysOnlyAlgorithm;

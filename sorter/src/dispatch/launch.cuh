@@ -28,11 +28,8 @@ cudaError_t launch_block_class(const SortCall& call, const SortData<Bits, Value>
   } else {
     using Sorter = BlockSorter<Shape, Bits, Value>;
     using Storage = typename Sorter::TempStorage;
-    const bool narrow = Sorter::kNarrowRadix && call.end_bit - call.begin_bit <= NarrowSortWord::kKeyBits;
-    const auto kernel = narrow ? block_sort_kernel<Shape, CLASS, Sorter::kNarrowRadix, Bits, Value>
-                               : block_sort_kernel<Shape, CLASS, false, Bits, Value>;
-    return launch_persistent(kernel, Shape::kThreads, sizeof(Storage), call.stream, call.programmatic, 0, data,
-                             call.lists);
+    return launch_persistent(block_sort_kernel<Shape, CLASS, Bits, Value>, Shape::kThreads, sizeof(Storage),
+                             call.stream, call.programmatic, 0, data, call.lists);
   }
 }
 

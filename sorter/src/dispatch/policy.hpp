@@ -286,26 +286,39 @@ struct Sm90Policy {
   // fixed-3000 0.295 -> 0.306 ms, fixed-4096 0.250 -> 0.266, fixed-6000
   // 0.308 -> 0.331, fixed-8192 0.273 -> 0.294) and take radix8 above
   // (fixed-12000 0.366 -> 0.311, fixed-16384 0.335 -> 0.293).
-  // Calls of at most 16 bits take the narrow radix kernel in all three
-  // classes (it was the 8193..16384 class's alone): same-run A/B, u32
-  // pairs, bits [0, 16), against BlockSort's narrow network: fixed-3000
-  // 0.326 -> 0.244 ms, fixed-4096 0.281 -> 0.206, fixed-6000 0.342 ->
-  // 0.272, fixed-8192 0.329 -> 0.230, tiles16-4M 0.421 -> 0.359 (with the
-  // ranking fix in 8193..16384 too); bin_and_sort with 16-bit depths 7-13%
-  // faster.
+  // Calls of at most 16 bits make two radix8 passes over the keys and
+  // values. A kernel of its own had sorted (16-bit key, 16-bit position)
+  // words instead, one plane in two passes, then gathered keys and values
+  // from global memory through the positions: same-run A/B on the H200, u32
+  // pairs, bits [0, 16), those words -> two passes over both planes:
+  // fixed-3000 0.215 -> 0.199 ms, fixed-4096 0.204 -> 0.177, fixed-6000
+  // 0.258 -> 0.226, fixed-8192 0.269 -> 0.212, fixed-12000 0.282 -> 0.248,
+  // fixed-16384 0.321 -> 0.231, uniform:2049:16384 0.283 -> 0.248,
+  // tiles16-4M 0.283 -> 0.268; bin_and_sort with 16-bit depths 1-2.3%
+  // faster; 32-bit calls unchanged. Keys alone with at most
+  // kRadix8KeysAloneBits (24) compared bits take radix8 in block4 and block5
+  // too (kRadix8Ranges; full 32-bit ranges stay on BlockSort), where those
+  // words had taken calls of at most 16 bits and BlockSort the rest: u32
+  // keys, bits [0, 16): fixed-3000 0.212 -> 0.205 ms, fixed-4096 0.174 ->
+  // 0.168, fixed-6000 0.203 -> 0.187, fixed-12000 0.231 -> 0.194,
+  // tiles16-4M 0.237 -> 0.221; all 32 bits, MSD children with 24 bits
+  // left: fixed-2^20 0.449 -> 0.415 (16 bits as the limit: 0.441),
+  // fixed-2^21 0.451 -> 0.434.
   struct Radix8Base : BlockSortOptions {
-    static constexpr bool kNarrowRadix = true;
-    static constexpr bool kStageValues = true;  // the narrow radix kernel's values
     static constexpr bool kWindows = false;
   };
   struct Radix8Min4 : Radix8Base {
     static constexpr int kMinBlocks = 4;
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;
     static constexpr int kKeysOnlyMinBlocks = 3;  // as before radix8: keys-only BlockSort at 80 registers
+    static constexpr bool kRadix8Ranges = true;
+    static constexpr int kRadix8KeysAloneBits = 24;
   };
   struct Radix8Min2 : Radix8Base {
     static constexpr int kMinBlocks = 2;
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;
+    static constexpr bool kRadix8Ranges = true;
+    static constexpr int kRadix8KeysAloneBits = 24;
   };
   struct Radix8KeysAlone : Radix8Base {
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::radix8;
@@ -413,16 +426,19 @@ struct Sm90Policy {
   // fixed-1024 8.40 against 6.03 x copy, fixed-2048 9.46 against 6.80).
   static constexpr std::uint32_t kKeysOnlyPositionsPercent = 139;
   // A segment sorted alone in a block class whose shape sorts the call's
-  // bits with narrow words (at most 16 compared bits: kNarrowWords,
-  // kNarrowRadix) costs this share of the class's cost, in percent: the
-  // 16-bit sort's time over the 32-bit sort's at the class's longest S (H200
-  // sweeps of a9864f4, u32 pairs: 1024 3.21 / 4.38 x copy, 2048 3.66 /
-  // 5.15, 4096 4.17 / 5.42, 8192 4.91 / 6.53, 16384 5.41 / 7.58; 512 2.67 /
-  // 4.16 in the A/B of 7ab358f). Windows always
+  // bits with narrow words or radix8 passes (at most 16 compared bits:
+  // kNarrowWords, or radix8 for the call's types) costs this share of the
+  // class's cost, in percent: the 16-bit sort's time over the 32-bit sort's
+  // at the class's longest S (H200 sweeps of a9864f4, u32 pairs: 1024 3.21
+  // / 4.38 x copy, 2048 3.66 / 5.15; 512 2.67 / 4.16 in the A/B of 7ab358f;
+  // block4..6 with two radix8 passes, u32 pairs in one A/B: 4096 0.177 /
+  // 0.288 ms, 16384 0.231 / 0.367, 8192 0.212 against the 0.332 of
+  // 724cec8's sweep). The cluster class's entry is unused: its ranges come
+  // alone. Windows always
   // sort wide words, so a 16-bit call's segment of 640 keys, which the
   // wide costs put in windows of three in 2048-key tiles, is cheaper alone
   // in the 1024-key tile (16-bit sweep: 5.36 x copy at 640, 3.59 at 768).
-  static constexpr std::uint32_t kNarrowCostPercent[kNumBlockClasses] = {100, 64, 73, 71, 77, 75, 71, 65};
+  static constexpr std::uint32_t kNarrowCostPercent[kNumBlockClasses] = {100, 64, 73, 71, 61, 64, 63, 65};
   // Keys alone never window segments that a warp class sorts: the merge
   // sort's cost does not grow with its padding the way the model assumes
   // (keys only, fixed-80 costs 1.23x fixed-128 per key, not 1.6x).

@@ -247,10 +247,11 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
     return key_bytes == 4 && block_algorithm_for<typename decltype(shape)::type>(key_bytes, has_values) ==
                                  BlockAlgorithm::bitonic;
   });
-  // Sorting at most 16 bits with narrow words: BlockSort's narrow network,
-  // or the narrow radix kernel that dispatch launches for such calls
-  // whatever the class's algorithm. (Where single ranges with values take
-  // radix8, kRadix8Ranges, its two passes stand in for the narrow network;
+  // Sorting at most 16 bits cheaper than 32: BlockSort's narrow network
+  // (narrow words), or the two passes of radix8 where it is the class's
+  // algorithm for these types (one-block shapes; a cluster's ranges come
+  // alone). (Where single ranges with values take radix8 in a BlockSort
+  // class, kRadix8Ranges, its two passes stand in for the narrow network;
   // they cost 61% of the 32-bit sort at fixed-1000 and fixed-2048 on the
   // H200, below kNarrowCostPercent's 73 and 71.)
   const std::uint32_t narrow =
@@ -259,8 +260,9 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
           : block_class_mask<Policy>([&](auto shape, int b) {
               using Shape = typename decltype(shape)::type;
               const bool bitonic = (block_sort >> (kClassBlock0 + b)) & 1u;
-              return Shape::kTileItems <= NarrowSortWord::kMaxItems &&
-                     (Shape::kNarrowRadix || (bitonic && Shape::kNarrowWords));
+              const bool radix8 =
+                  block_algorithm_for<Shape>(key_bytes, has_values) == BlockAlgorithm::radix8 && Shape::kClusterCtas == 1;
+              return Shape::kTileItems <= NarrowSortWord::kMaxItems && ((bitonic && Shape::kNarrowWords) || radix8);
             });
   // Sorting keys alone, every bit compared, as the keys themselves.
   const std::uint32_t key_words = !keys_alone || begin_bit != 0 || end_bit != 32

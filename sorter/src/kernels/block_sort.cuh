@@ -55,10 +55,6 @@ struct BlockSorter {
   static_assert(kAlgorithm != BlockAlgorithm::none, "this shape has no algorithm for these types");
   static constexpr bool kBitonic = kAlgorithm == BlockAlgorithm::bitonic;
   static constexpr bool kRadix8 = kAlgorithm == BlockAlgorithm::radix8;
-  // Sorts of at most 16 compared bits: (16-bit key, 16-bit position) words
-  // through BlockRadixSort8 (block_sort_task_narrow_radix).
-  static constexpr bool kNarrowRadix =
-      Shape::kNarrowRadix && sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems;
   // What travels beside a key in radix8: the value (4 bytes), its position
   // (8-byte values, gathered at the end), or nothing.
   using Radix8Payload =
@@ -85,10 +81,6 @@ struct BlockSorter {
   using Sort = std::conditional_t<
       kBitonic, block::BlockSort<Bits, KeysOnly, Shape::kThreads, Shape::kItemsMax>,
       std::conditional_t<kRadix8, Radix8, cub::BlockMergeSort<Bits, Shape::kThreads, Shape::kItemsMax, Position>>>;
-  // Staging serves BlockSort's value gather and the narrow radix kernel's.
-  static constexpr bool kStageValues = kHasValues<Value> && Shape::kStageValues && (kBitonic || kNarrowRadix);
-  using NarrowRadix = block::BlockRadixSort8<std::uint32_t, KeysOnly, Shape::kThreads, Shape::kItemsMax>;
-  static_assert(!kNarrowRadix || !(kBitonic && Shape::kWindows), "the narrow radix kernel sorts no windows");
   // 32-bit keys alone through BlockSort or radix8 need fewer registers than
   // with 32-bit values, so a cap holds for them too (not for cub's sorts).
   static constexpr int kMinBlocks = sizeof(Bits) != 4 ? 0
@@ -99,12 +91,10 @@ struct BlockSorter {
     union {
       typename Load::TempStorage load;
       typename Sort::TempStorage sort;
-      typename OptionalStorage<kNarrowRadix, NarrowRadix>::type narrow_radix;
       typename OptionalStorage<kRadix8Ranges, Radix8>::type radix8_ranges;
       // Each rank's value, gathered through its position once the sort is
-      // done (kStageValues; radix8 with 8-byte values, which spilled in
-      // registers).
-      Value staged_values[kStageValues || kRadix8GathersValues ? Shape::kTileItems : 1];
+      // done (radix8 with 8-byte values, which spilled in registers).
+      Value staged_values[kRadix8GathersValues ? Shape::kTileItems : 1];
     };
     // A window's segment offsets, relative to its start (a windowed segment
     // has at least 2 keys, so a window has at most half a tile of
@@ -121,13 +111,6 @@ struct BlockSorter {
   static __device__ __forceinline__ auto& radix8_storage(TempStorage& storage) {
     if constexpr (kRadix8Ranges) return storage.radix8_ranges;
     else return storage.sort;
-  }
-  /// The value gathered for rank p, item i of the thread: staged in shared
-  /// memory (kStageValues) or held in `value` (kItemsMax entries otherwise).
-  static __device__ __forceinline__ Value gathered_value(const TempStorage& storage, const Value* value, int i,
-                                                         std::uint32_t p) {
-    if constexpr (kStageValues) return storage.staged_values[p];
-    else return value[i];
   }
 };
 
@@ -272,21 +255,19 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   // all of them, gather the originals like the values.
   const bool gather_keys = narrow || windowed || data.compare_mask != kAllOnes<Bits> || !needs_sort;  // never `plain`
 
-  Value value[Sorter::kStageValues ? 1 : kItems];
-  if constexpr (Sorter::kStageValues) __syncthreads();  // the sort's storage becomes the staging area
+  Value value[kItems];
 #pragma unroll
   for (int i = 0; i < kItems; ++i) {
     const std::uint32_t p = tile_position(i);
     if (p < task.length) {
       if (gather_keys) key[i] = data.codec.encode(src_keys[position[i]]);
-      if constexpr (Sorter::kStageValues) storage.staged_values[p] = data.value_source(task)[task.begin + position[i]];
-      else if constexpr (kHasValues<Value>) value[i] = data.value_source(task)[task.begin + position[i]];
+      if constexpr (kHasValues<Value>) value[i] = data.value_source(task)[task.begin + position[i]];
     }
   }
   __syncthreads();  // in place: all reads of the segment precede the writes
   write_sorted_task<kItems>(
       data, task, tile_position, [&](int i) { return data.codec.decode(key[i]); },
-      [&](int i, std::uint32_t p) { return Sorter::gathered_value(storage, value, i, p); });
+      [&](int i, std::uint32_t) { return value[i]; });
 }
 
 /// cub::BlockMergeSort path.
@@ -335,52 +316,6 @@ __device__ __forceinline__ void block_sort_task_merge(const SortData<Bits, Value
   write_sorted_task<kItems>(
       data, task, tile_position, [&](int i) { return data.codec.decode(key[i]); },
       [&](int i, std::uint32_t) { return value[i]; });
-}
-
-/// block::BlockRadixSort8 path for calls of at most 16 compared bits: each
-/// key's compared bits and its position make one 32-bit word, so each of the
-/// two 8-bit passes moves one word per item; keys and values are gathered
-/// once at the end. A kernel of its own (NARROW below): inlined beside the
-/// other paths it raised the 1024-thread kernel's spills from 56 to 480
-/// bytes.
-template <class Shape, class Bits, class Value>
-__device__ __forceinline__ void block_sort_task_narrow_radix(
-    const SortData<Bits, Value>& data, const Task& task, typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
-  using Sorter = BlockSorter<Shape, Bits, Value>;
-  static_assert(Sorter::kNarrowRadix && std::is_same_v<Bits, std::uint32_t>, "32-bit keys only");
-  constexpr int kItems = Shape::kItemsMax;
-  const int t = threadIdx.x;
-  const int width = task_high_bit(task) - data.begin_bit;  // 0..16 (0: input order)
-  const std::uint32_t mask = (1u << width) - 1u;
-  const Bits* src_keys = data.key_source(task) + task.begin;
-  const Value* src_values = data.value_source(task) + task.begin;
-
-  std::uint32_t word[kItems];
-  typename Sorter::Load(storage.load).Load(src_keys, word, int(task.length));
-#pragma unroll
-  for (int i = 0; i < kItems; ++i)
-    word[i] = (((data.codec.encode(word[i]) >> data.begin_bit) & mask) << 16) | std::uint32_t(t * kItems + i);
-  __syncthreads();  // storage.load and storage.narrow_radix alias
-  typename Sorter::NarrowRadix(storage.narrow_radix)
-      .template SortEncoded<block::Arrangement::blocked, block::Arrangement::striped>(word, int(task.length), 16,
-                                                                                       16 + width);
-  // Each word becomes its key (one array: the 1024-thread kernel has 64 registers).
-  Value value[Sorter::kStageValues ? 1 : kItems];
-  if constexpr (Sorter::kStageValues) __syncthreads();  // the sort's storage becomes the staging area
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const std::uint32_t p = std::uint32_t(i * Shape::kThreads + t);
-    if (p < task.length) {
-      const std::uint32_t from = word[i] & 0xFFFFu;
-      if constexpr (Sorter::kStageValues) storage.staged_values[p] = src_values[from];
-      else if constexpr (kHasValues<Value>) value[i] = src_values[from];
-      word[i] = src_keys[from];
-    }
-  }
-  __syncthreads();  // in place: all reads of the segment precede the writes
-  write_sorted_task<kItems>(
-      data, task, [&](int i) { return std::uint32_t(i * Shape::kThreads + t); }, [&](int i) { return word[i]; },
-      [&](int i, std::uint32_t p) { return Sorter::gathered_value(storage, value, i, p); });
 }
 
 /// The radix8 paths' common part (one block, or one CTA of a cluster): loads
@@ -475,13 +410,9 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
 /// may start long after block 0: tasks go to whichever block asks next (a
 /// ticket counter) rather than by block index, which would leave a late
 /// block's share for the end.
-///
-/// NARROW: the call compares at most 16 bits and the shape sorts them with
-/// block_sort_task_narrow_radix (BlockSorter::kNarrowRadix).
-template <class Shape, int CLASS, bool NARROW, class Bits, class Value>
+template <class Shape, int CLASS, class Bits, class Value>
 __global__ void __launch_bounds__(Shape::kThreads, (BlockSorter<Shape, Bits, Value>::kMinBlocks))
     block_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
-  static_assert(!NARROW || BlockSorter<Shape, Bits, Value>::kNarrowRadix, "NARROW needs a narrow radix shape");
   enter_overlapped_kernel();
   constexpr int kChildList = 1 + CLASS - kClassBlock0;
   using Storage = typename BlockSorter<Shape, Bits, Value>::TempStorage;
@@ -505,8 +436,7 @@ __global__ void __launch_bounds__(Shape::kThreads, (BlockSorter<Shape, Bits, Val
         const std::uint32_t first = v < count ? lists.class_segments[region + v] : 0u;
         const std::uint32_t segments = v < count ? lists.class_window_segments[region + v] : 1u;
         const Task task = v < count ? data.window_task(first, segments) : child_tasks[v - count];
-        if constexpr (NARROW) block_sort_task_narrow_radix<Shape>(data, task, storage);
-        else block_sort_task<Shape>(data, task, first, segments, storage);
+        block_sort_task<Shape>(data, task, first, segments, storage);
         __syncthreads();  // the next task's ticket and load reuse the shared memory
       }
   }

@@ -588,17 +588,28 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
   const std::uint32_t num_buckets = lists.counters->bucket_count[rl.round];
   const std::uint32_t num_chunks = lists.counters->chunk_count[rl.round];
   const int t = threadIdx.x;
+  // Each bucket's (first chunk, chunks), read once, as the staged scatter
+  // does: finding a chunk's bucket then costs no global round trip.
+  constexpr int kCachedBuckets = 2 * Shape::kThreads;
+  __shared__ uint2 bucket_chunks[kCachedBuckets];
+  for (std::uint32_t b = std::uint32_t(t); b < min(num_buckets, std::uint32_t(kCachedBuckets)); b += Shape::kThreads)
+    bucket_chunks[b] = make_uint2(rl.buckets[b].chunk_base, chunks_of(rl.buckets[b].task.length, kChunk));
+  // msd_chunk starts with a barrier, which publishes them.
   for (std::uint32_t chunk = blockIdx.x; chunk < num_chunks; chunk += gridDim.x) {
-    const MsdChunk c = msd_chunk<Shape::kThreads>(rl, num_buckets, chunk, kChunk, data.begin_bit, &s.bucket);
+    const MsdChunk c = msd_chunk<Shape::kThreads, kCachedBuckets>(rl, num_buckets, chunk, kChunk, data.begin_bit,
+                                                                   &s.bucket, bucket_chunks);
     if (c.info.skip) continue;
     const Task& task = c.info.task;
     const bool from_scratch = task_in_scratch(task);
 
+    // Digit t's base in the bucket and the chunk's prefix in it, loaded
+    // before the keys so that the two round trips overlap.
+    const std::uint32_t digit_base = rl.digit_base[std::uint64_t(c.bucket) * kDigits + t];
+    const std::uint32_t chunk_prefix = rl.chunk_hist[std::uint64_t(chunk) * kDigits + t];
     Bits key[Shape::kItemsMax];
     std::uint32_t digit_start;
     load_and_count_chunk<Shape>(data, data.key_source(task), c.start, c.count, c.low, c.bits, s, key, digit_start);
-    s.dest_base[t] = task.begin + rl.digit_base[std::uint64_t(c.bucket) * kDigits + t] +
-                     rl.chunk_hist[std::uint64_t(chunk) * kDigits + t] - digit_start;
+    s.dest_base[t] = task.begin + digit_base + chunk_prefix - digit_start;
     __syncthreads();
     sort_and_write_chunk<Shape>(data, s, key, data.value_source(task), c.start, c.count, c.low, c.bits,
                                 from_scratch ? data.keys : data.scratch_keys,
