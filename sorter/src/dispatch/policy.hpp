@@ -489,6 +489,14 @@ struct Sm90Policy {
   // Shared memory the MSD scatter may use per block; values are staged
   // there (cp.async) only when the chunk's keys, values and counters fit.
   static constexpr std::size_t kMsdScatterSmemMax = 96 * 1024;
+  // Both MSD scatters read the round's first this-many buckets' chunk
+  // ranges into shared memory once per block (8 bytes each) and find each
+  // chunk's bucket there; rounds with more buckets search the bucket list in
+  // global memory per chunk. Same-run A/B on the H200, u64 keys (whose one
+  // chunk buffer left each global search exposed): fixed:65536 0.926 ->
+  // 0.873 ms, one 2^24 segment 1.235 -> 1.164; keys alone fixed-65536
+  // 0.375 -> 0.369, one 2^26 segment 1.996 -> 1.960.
+  static constexpr int kMsdCachedBuckets = 512;
   // Rounds of 8-bit digits, as many as the compared bits need up to this.
   // Two rounds leave children of 1/65536 of a segment with random keys, but
   // skewed keys need a third: f32 keys of both signs (a top byte holds a

@@ -538,11 +538,21 @@ struct MsdChunk {
   int low, bits;        // the round's digit of this bucket: bits [low, low + bits)
 };
 
+/// Reads the chunk range (first chunk, chunk count) of each of the round's
+/// first CACHED buckets into `cached` (shared memory), for msd_chunk, whose
+/// first barrier publishes them.
+template <int THREADS, int CACHED>
+__device__ __forceinline__ void cache_bucket_chunks(const RoundLists& rl, std::uint32_t num_buckets,
+                                                    std::uint32_t chunk_items, uint2* cached) {
+  for (std::uint32_t b = threadIdx.x; b < min(num_buckets, std::uint32_t(CACHED)); b += THREADS)
+    cached[b] = make_uint2(rl.buckets[b].chunk_base, chunks_of(rl.buckets[b].task.length, chunk_items));
+}
+
 /// Finds chunk `chunk`'s bucket (all threads call it; it starts with a
 /// barrier, so the previous chunk's shared memory is free afterwards) and
-/// where the chunk lies in it. With `cached` (each bucket's first chunk and
-/// chunk count, for the round's first CACHED buckets, filled by the kernel
-/// once) the search reads shared memory instead of the bucket list.
+/// where the chunk lies in it. With `cached` (cache_bucket_chunks, for the
+/// round's first CACHED buckets) the search reads shared memory instead of
+/// the bucket list.
 template <int THREADS, int CACHED = 0>
 __device__ __forceinline__ MsdChunk msd_chunk(const RoundLists& rl, std::uint32_t num_buckets, std::uint32_t chunk,
                                               std::uint32_t chunk_items, int begin_bit, int* shared_slot,
@@ -588,13 +598,9 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
   const std::uint32_t num_buckets = lists.counters->bucket_count[rl.round];
   const std::uint32_t num_chunks = lists.counters->chunk_count[rl.round];
   const int t = threadIdx.x;
-  // Each bucket's (first chunk, chunks), read once, as the staged scatter
-  // does: finding a chunk's bucket then costs no global round trip.
-  constexpr int kCachedBuckets = 2 * Shape::kThreads;
+  constexpr int kCachedBuckets = Policy::kMsdCachedBuckets;
   __shared__ uint2 bucket_chunks[kCachedBuckets];
-  for (std::uint32_t b = std::uint32_t(t); b < min(num_buckets, std::uint32_t(kCachedBuckets)); b += Shape::kThreads)
-    bucket_chunks[b] = make_uint2(rl.buckets[b].chunk_base, chunks_of(rl.buckets[b].task.length, kChunk));
-  // msd_chunk starts with a barrier, which publishes them.
+  cache_bucket_chunks<Shape::kThreads, kCachedBuckets>(rl, num_buckets, kChunk, bucket_chunks);
   for (std::uint32_t chunk = blockIdx.x; chunk < num_chunks; chunk += gridDim.x) {
     const MsdChunk c = msd_chunk<Shape::kThreads, kCachedBuckets>(rl, num_buckets, chunk, kChunk, data.begin_bit,
                                                                    &s.bucket, bucket_chunks);
@@ -685,9 +691,7 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
   constexpr int kGroupsAhead = Smem::kBuffers == 2 ? 2 : 0;
   __shared__ typename Scan::TempStorage scan_temp;
   __shared__ int bucket_slot;
-  // Each bucket's (first chunk, chunks), read once: finding a chunk's
-  // bucket then costs no global round trip per chunk.
-  constexpr int kCachedBuckets = Shape::kThreads;
+  constexpr int kCachedBuckets = Policy::kMsdCachedBuckets;
   __shared__ uint2 bucket_chunks[kCachedBuckets];
   extern __shared__ __align__(16) unsigned char shared_raw[];
   // [digit]: where the digit's run goes, relative to the bucket's start and
@@ -710,9 +714,7 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
   const std::uint32_t num_buckets = lists.counters->bucket_count[rl.round];
   const std::uint32_t num_chunks = lists.counters->chunk_count[rl.round];
   const int t = threadIdx.x;
-  // msd_chunk starts with a barrier, which publishes these.
-  if (std::uint32_t(t) < min(num_buckets, std::uint32_t(kCachedBuckets)))
-    bucket_chunks[t] = make_uint2(rl.buckets[t].chunk_base, chunks_of(rl.buckets[t].task.length, kChunk));
+  cache_bucket_chunks<Shape::kThreads, kCachedBuckets>(rl, num_buckets, kChunk, bucket_chunks);
   const auto find_chunk = [&](std::uint32_t chunk) {
     return msd_chunk<Shape::kThreads, kCachedBuckets>(rl, num_buckets, chunk, kChunk, data.begin_bit, &bucket_slot,
                                                       bucket_chunks);
