@@ -174,8 +174,9 @@ class Sorter:
     spelling: "float32", torch.float32, numpy.float32). value_dtype: None
     (keys only) or any 32- or 64-bit dtype, moved as an opaque payload.
     offset_dtype: int32/uint32 or int64/uint64. max_segment_items: the longest
-    segment any call holds, when known (at most 8192 drops the large-segment
-    scratch from the workspace).
+    segment any call holds, when known (at most 16384, the largest one-block
+    size of an sm_90 build, drops the large-segment scratch from the
+    workspace).
 
     Not for use by two threads at once (one workspace, one argument struct).
     """

@@ -41,7 +41,9 @@ struct BinPlan {
   ValueType value_type = ValueType::b32;
   /// bin_and_sort only, optional: the most records one tile can hold
   /// (0 = max_records). Forwarded as SortPlan::max_segment_items, so a
-  /// bound at or below 8192 drops the large-tile machinery from the sort.
+  /// bound within the sort's largest one-block size (16384 records in an
+  /// sm_90 build, 4096 with sm_75; docs/design.md, "Workspace") drops the
+  /// large-tile machinery from the sort.
   std::uint64_t max_tile_records = 0;
 };
 

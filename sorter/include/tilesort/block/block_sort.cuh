@@ -322,8 +322,8 @@ struct BlockSortPolicy {
 ///   [t * ITEMS_PER_THREAD, (t + 1) * ITEMS_PER_THREAD).
 /// - STRATEGY (tuning, normally left to its default BlockSortPolicy): the
 ///   full bitonic network, or bitonic runs of 32 * ITEMS_PER_THREAD per warp
-///   finished by merge-path merges in shared memory (the default from 2048
-///   items on). Both give the same result and use the same TempStorage.
+///   finished by merge-path merges in shared memory (the default from 1024
+///   items on, BlockSortPolicy::kMergeMinTileItems). Both give the same result and use the same TempStorage.
 /// - Always stable: equal keys keep their input order (tile position).
 /// - Partial tiles: items at tile positions >= valid_items are ignored on
 ///   input and undefined on output; the valid ones come first, sorted. With
