@@ -79,6 +79,12 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int* blocks, 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* kernel, int threads, size_t smem) {
   return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks, kernel, threads, smem, 0);
 }
+// The cluster class's persistent grid (sm_90): one CTA per SM, as its
+// 512-thread, 152 KB CTAs allow on the H200.
+cudaError_t cudaOccupancyMaxActiveClusters(int* clusters, const void*, const cudaLaunchConfig_t* config) {
+  *clusters = 132 / int(config->gridDim.x);
+  return cudaSuccess;
+}
 cudaError_t cudaMemsetAsync(void* p, int value, size_t bytes, cudaStream_t) {
   std::printf("  memset %p %d %zu\n", p, value, bytes);
   return cudaSuccess;
