@@ -72,16 +72,17 @@ enum class BlockAlgorithm { bitonic, radix8, merge, none };
 /// - kKeysOnlyAlgorithm: what 32-bit keys without values use; `none`:
 ///   FALLBACK, as the other types. With kKeysOnlyMinBlocks blocks per SM
 ///   (-1: kMinBlocks).
-/// - kRadix8Ranges: in a bitonic shape, 32-bit keys with values that are one
-///   range (a segment alone or an MSD child, not a window) sort with
-///   block::BlockRadixSort8, whose cost falls with the compared bits (an MSD
-///   child has at most 24 left); windows keep BlockSort, whose words carry
-///   the segment. One kernel holds both paths.
-/// - kRadix8KeysAloneBits: with kRadix8Ranges, 32-bit keys alone whose
-///   range compares at most this many bits (MSD children, narrow calls) sort
-///   with block::BlockRadixSort8 where the shape sorts them with BlockSort
-///   (its own algorithm or kKeysOnlyAlgorithm); 0: never. With every bit
-///   compared BlockSort on the keys themselves was faster.
+/// - kRadix8Ranges: where the shape sorts a type with BlockSort (its own
+///   algorithm or kKeysOnlyAlgorithm), that type's single ranges (a segment
+///   alone or an MSD child, not a window) sort with block::BlockRadixSort8,
+///   whose cost falls with the compared bits (an MSD child has at most 24
+///   left): 32-bit keys with values always, keys alone as
+///   kRadix8KeysAloneBits says. Windows keep BlockSort, whose words carry the
+///   segment. One kernel holds both paths.
+/// - kRadix8KeysAloneBits: with kRadix8Ranges, the most compared bits of a
+///   range of 32-bit keys alone that radix8 takes (MSD children, narrow
+///   calls); 0: none. With every bit compared BlockSort on the keys
+///   themselves was faster.
 /// - kKeyWords: such keys, when every bit is compared, are sorted as
 ///   themselves (block::BlockSort::SortEncodedKeys, no positions). A third
 ///   network beside the others costs registers, so a shape it makes spill

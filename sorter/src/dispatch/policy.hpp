@@ -307,18 +307,19 @@ struct Sm90Policy {
   struct Radix8Base : BlockSortOptions {
     static constexpr bool kWindows = false;
   };
-  struct Radix8Min4 : Radix8Base {
-    static constexpr int kMinBlocks = 4;
+  // block4 and block5: keys alone on BlockSort, radix8 for their ranges of
+  // at most 24 compared bits.
+  struct Radix8KeysBitonic : Radix8Base {
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;
-    static constexpr int kKeysOnlyMinBlocks = 3;  // as before radix8: keys-only BlockSort at 80 registers
     static constexpr bool kRadix8Ranges = true;
     static constexpr int kRadix8KeysAloneBits = 24;
   };
-  struct Radix8Min2 : Radix8Base {
+  struct Radix8Min4 : Radix8KeysBitonic {
+    static constexpr int kMinBlocks = 4;
+    static constexpr int kKeysOnlyMinBlocks = 3;  // as before radix8: keys-only BlockSort at 80 registers
+  };
+  struct Radix8Min2 : Radix8KeysBitonic {
     static constexpr int kMinBlocks = 2;
-    static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;
-    static constexpr bool kRadix8Ranges = true;
-    static constexpr int kRadix8KeysAloneBits = 24;
   };
   struct Radix8KeysAlone : Radix8Base {
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::radix8;
