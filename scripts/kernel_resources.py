@@ -125,39 +125,38 @@ def collect(build_dir, jobs, pattern):
     return dict(sorted(rows.items()))
 
 
+HEADER = ("| unit: kernel | registers | spill stores / loads (bytes) | stack | static smem |\n"
+          "|---|---:|---:|---:|---:|")
+KEYS = ("registers", "spill_stores", "spill_loads", "stack", "smem")
+
+
 def row(name, u):
-    return (f"| {name} | {u['registers']} | {u['spill_stores']} / {u['spill_loads']} | {u['stack']} | {u['smem']} |")
+    """One table row; a value may be a string such as '121 -> 80'."""
+    return f"| {name} | {u['registers']} | {u['spill_stores']} / {u['spill_loads']} | {u['stack']} | {u['smem']} |"
 
 
 def print_table(rows):
-    print("| unit: kernel | registers | spill stores / loads (bytes) | stack | static smem |")
-    print("|---|---:|---:|---:|---:|")
+    print(HEADER)
     for name, usage in rows.items():
         print(row(name, usage))
 
 
 def compare(before, after):
-    keys = ("registers", "spill_stores", "spill_loads", "stack", "smem")
+    names = sorted(set(before) | set(after))
     changed = 0
-    print("| unit: kernel | registers | spill stores / loads (bytes) | stack | static smem |")
-    print("|---|---:|---:|---:|---:|")
-    for name in sorted(set(before) | set(after)):
+    print(HEADER)
+    for name in names:
         b, a = before.get(name), after.get(name)
-        if b and a and all(b[k] == a[k] for k in keys):
+        if b and a and all(b[k] == a[k] for k in KEYS):
             continue
         changed += 1
         if not a:
-            print(f"| {name} (before only) | {b['registers']} | {b['spill_stores']} / {b['spill_loads']} | "
-                  f"{b['stack']} | {b['smem']} |")
+            print(row(f"{name} (before only)", b))
         elif not b:
-            print(f"| {name} (after only) | {a['registers']} | {a['spill_stores']} / {a['spill_loads']} | "
-                  f"{a['stack']} | {a['smem']} |")
+            print(row(f"{name} (after only)", a))
         else:
-            def pair(k):
-                return str(a[k]) if a[k] == b[k] else f"{b[k]} -> {a[k]}"
-            print(f"| {name} | {pair('registers')} | {pair('spill_stores')} / {pair('spill_loads')} | "
-                  f"{pair('stack')} | {pair('smem')} |")
-    print(f"\n{changed} of {len(set(before) | set(after))} kernels differ")
+            print(row(name, {k: a[k] if a[k] == b[k] else f"{b[k]} -> {a[k]}" for k in KEYS}))
+    print(f"\n{changed} of {len(names)} kernels differ")
 
 
 def main():

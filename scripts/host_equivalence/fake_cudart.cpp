@@ -17,6 +17,7 @@ std::map<const void*, std::string>& kernel_names() {
   return names;
 }
 std::string pending_args;
+constexpr int kMultiprocessors = 132;
 }  // namespace
 
 extern "C" void trace_note(const char* line) { std::printf("%s\n", line); }
@@ -60,7 +61,7 @@ cudaError_t cudaGetDevice(int* device) {
 }
 cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attribute, int) {
   switch (attribute) {
-    case cudaDevAttrMultiProcessorCount: *value = 132; break;
+    case cudaDevAttrMultiProcessorCount: *value = kMultiprocessors; break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = 232448; break;
     case cudaDevAttrComputeCapabilityMajor: *value = 9; break;
     default: *value = 0;
@@ -82,7 +83,7 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const voi
 // The cluster class's persistent grid (sm_90): one CTA per SM, as its
 // 512-thread, 152 KB CTAs allow on the H200.
 cudaError_t cudaOccupancyMaxActiveClusters(int* clusters, const void*, const cudaLaunchConfig_t* config) {
-  *clusters = 132 / int(config->gridDim.x);
+  *clusters = kMultiprocessors / int(config->gridDim.x);
   return cudaSuccess;
 }
 cudaError_t cudaMemsetAsync(void* p, int value, size_t bytes, cudaStream_t) {
