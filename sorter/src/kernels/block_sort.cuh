@@ -104,7 +104,8 @@ struct BlockSorter {
   /// Whether a single range (not a window) sorts with radix8 in a
   /// kRadix8Ranges shape.
   static __device__ __forceinline__ bool radix8_takes_range(const Task& task, int begin_bit) {
-    return task_high_bit(task) - begin_bit <= kRadix8RangeBits;
+    if constexpr (kRadix8RangeBits >= int(sizeof(Bits) * 8)) return true;
+    else return task_high_bit(task) - begin_bit <= kRadix8RangeBits;
   }
   /// radix8's storage: the shape's sort, or its single ranges' own.
   static __device__ __forceinline__ auto& radix8_storage(TempStorage& storage) {
