@@ -1128,10 +1128,11 @@ TEST_F(SanitizerSegmentedSort, BitRangesAndFloatSpecials) {
 
 // Narrow calls: two or three radix8 passes over keys and values in
 // 2049..16384 keys (keys alone too, up to kRadix8KeysAloneBits compared
-// bits; BlockSort beyond), and radix8 for single ranges in 513..2048.
+// bits; BlockSort beyond), radix8 for single ranges in 513..2048, and for
+// keys alone of at most 16 bits in 257..512.
 TEST_F(SanitizerSegmentedSort, NarrowCallsInRadixClasses) {
   TS_TRACE_SEED();
-  const std::vector<std::uint64_t> sizes = {5000, 8192, 8193, 16384, 3, 12000, 600, 1024, 1500, 2048, 3000, 4097};
+  const std::vector<std::uint64_t> sizes = {5000, 8192, 8193, 16384, 3, 12000, 600, 1024, 1500, 2048, 3000, 4097, 300, 400, 512};
   struct Kind {
     ValueType value;
     int begin_bit, end_bit;

@@ -76,9 +76,11 @@ enum class BlockAlgorithm { bitonic, radix8, merge, none };
 ///   algorithm or kKeysOnlyAlgorithm), that type's single ranges (a segment
 ///   alone or an MSD child, not a window) sort with block::BlockRadixSort8,
 ///   whose cost falls with the compared bits (an MSD child has at most 24
-///   left): 32-bit keys with values always, keys alone as
+///   left): 32-bit keys with values as kRadix8PairsBits says, keys alone as
 ///   kRadix8KeysAloneBits says. Windows keep BlockSort, whose words carry the
 ///   segment. One kernel holds both paths.
+/// - kRadix8PairsBits: with kRadix8Ranges, the most compared bits of a range
+///   of 32-bit keys with values that radix8 takes (32: all; 0: none).
 /// - kRadix8KeysAloneBits: with kRadix8Ranges, the most compared bits of a
 ///   range of 32-bit keys alone that radix8 takes (MSD children, narrow
 ///   calls); 0: none. With every bit compared BlockSort on the keys
@@ -100,6 +102,7 @@ struct BlockSortOptions {
   static constexpr int kKeysOnlyMinBlocks = -1;
   static constexpr bool kKeyWords = true;
   static constexpr bool kRadix8Ranges = false;
+  static constexpr int kRadix8PairsBits = 32;
   static constexpr int kRadix8KeysAloneBits = 0;
 };
 
@@ -125,6 +128,7 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
                                                                               : OPTIONS_::kKeysOnlyMinBlocks;
   static constexpr bool kKeyWords = OPTIONS_::kKeyWords;
   static constexpr bool kRadix8Ranges = OPTIONS_::kRadix8Ranges;
+  static constexpr int kRadix8PairsBits = OPTIONS_::kRadix8PairsBits;
   static constexpr int kRadix8KeysAloneBits = OPTIONS_::kRadix8KeysAloneBits;
 };
 

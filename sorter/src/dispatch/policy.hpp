@@ -221,8 +221,16 @@ struct Sm90Policy {
   // Min7's options at half its threads: 14 blocks per SM give the same
   // register cap (72, 4 bytes of spills with values). 64-bit keys skip it
   // (their 257..1024 keys keep cub's radix sort).
+  // Keys alone whose single range compares at most 16 bits (narrow calls;
+  // MSD children of 16-bit calls, whose children of about 256 keys have 8
+  // bits left and their groups 16) take radix8 passes: BlockSort's network
+  // took 171 of their 194 us in the one-block classes at 90% SM (ncu,
+  // bench/results/h200-2026-12-04-33bd236-ncu-keys16.md). TO MEASURE.
   struct Min14 : Min7 {
     static constexpr int kMinBlocks = 2 * Min7::kMinBlocks;
+    static constexpr bool kRadix8Ranges = true;
+    static constexpr int kRadix8PairsBits = 0;
+    static constexpr int kRadix8KeysAloneBits = 16;
   };
   // 513..2048: 32-bit keys with values take radix8 (BlockRadixSort8) for a
   // segment alone or an MSD child, BlockSort for windows (kRadix8Ranges,

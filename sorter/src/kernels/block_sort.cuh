@@ -60,18 +60,18 @@ struct BlockSorter {
   using Radix8Payload =
       std::conditional_t<!kHasValues<Value>, KeysOnly, std::conditional_t<sizeof(Value) == 4, Value, std::uint32_t>>;
   using Radix8 = block::BlockRadixSort8<Bits, Radix8Payload, Shape::kThreads, Shape::kItemsMax>;
-  // A bitonic shape whose single ranges take radix8 (Shape::kRadix8Ranges):
-  // 32-bit keys with values always, 32-bit keys alone when the range compares
-  // at most kRadix8KeyRangeBits bits. Its windows keep BlockSort.
-  static constexpr bool kRadix8PairRanges =
-      Shape::kRadix8Ranges && kBitonic && kHasValues<Value> && sizeof(Bits) == 4;
-  static constexpr int kRadix8KeyRangeBits =
-      Shape::kRadix8Ranges && kBitonic && !kHasValues<Value> && sizeof(Bits) == 4 ? Shape::kRadix8KeysAloneBits : 0;
-  static constexpr bool kRadix8Ranges = kRadix8PairRanges || kRadix8KeyRangeBits > 0;
+  // A bitonic shape whose single ranges take radix8 (Shape::kRadix8Ranges)
+  // when they compare at most this many bits: 32-bit keys with values
+  // (kRadix8PairsBits), 32-bit keys alone (kRadix8KeysAloneBits); 0: never.
+  // Its windows keep BlockSort.
+  static constexpr int kRadix8RangeBits =
+      Shape::kRadix8Ranges && kBitonic && sizeof(Bits) == 4
+          ? (kHasValues<Value> ? Shape::kRadix8PairsBits : Shape::kRadix8KeysAloneBits)
+          : 0;
+  static constexpr bool kRadix8Ranges = kRadix8RangeBits > 0;
   // Whether radix8 takes every single range of at most 16 compared bits, so
   // that BlockSort's narrow network never runs.
-  static constexpr bool kRadix8TakesNarrowRanges =
-      kRadix8PairRanges || kRadix8KeyRangeBits >= NarrowSortWord::kKeyBits;
+  static constexpr bool kRadix8TakesNarrowRanges = kRadix8RangeBits >= NarrowSortWord::kKeyBits;
   static constexpr bool kRadix8GathersValues = (kRadix8 || kRadix8Ranges) && kHasValues<Value> && sizeof(Value) != 4;
   using Position = std::conditional_t<kBitonic, std::uint32_t,
                                       std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>>;
@@ -104,8 +104,8 @@ struct BlockSorter {
   /// Whether a single range (not a window) sorts with radix8 in a
   /// kRadix8Ranges shape.
   static __device__ __forceinline__ bool radix8_takes_range(const Task& task, int begin_bit) {
-    if constexpr (kRadix8PairRanges) return true;
-    else return task_high_bit(task) - begin_bit <= kRadix8KeyRangeBits;
+    if constexpr (kRadix8RangeBits >= int(sizeof(Bits) * 8)) return true;
+    else return task_high_bit(task) - begin_bit <= kRadix8RangeBits;
   }
   /// radix8's storage: the shape's sort, or its single ranges' own.
   static __device__ __forceinline__ auto& radix8_storage(TempStorage& storage) {
