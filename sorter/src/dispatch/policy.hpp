@@ -495,6 +495,12 @@ struct Sm90Policy {
   // the Msd shape): with nothing to gather the staged scatter was slower
   // (2^26 keys 2.19 -> 2.59 ms, fixed-65536 0.482 -> 0.559).
   static constexpr bool kMsdStagedScatterKeysOnly = false;
+  // Blocks per SM that chunk sort is compiled for with 32-bit keys: 3 (80
+  // registers, no spills; 24 warps per SM) instead of uncapped (122
+  // registers, 2 blocks of 256 threads, 16 warps: ncu found it at about 1.1
+  // TB/s, bench/results/h200-2026-12-04-33bd236-ncu-keys16.md). At 4 it
+  // spills 460 bytes. TO MEASURE (next/msd-keys-occupancy).
+  static constexpr int kMsdScatterKeysMinBlocks = 3;
   // Shared memory the MSD scatter may use per block; values are staged
   // there (cp.async) only when the chunk's keys, values and counters fit.
   static constexpr std::size_t kMsdScatterSmemMax = 96 * 1024;
