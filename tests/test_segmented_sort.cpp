@@ -957,6 +957,47 @@ TEST_F(SegmentedSortWarpMerge, EveryLengthOfTheMergeClasses) {
 }
 
 // ---------------------------------------------------------------------------
+// Narrow words (32-bit keys compared on at most 25 bits sort (compared bits,
+// 7-bit position) words in the warp sorts): every length from 0 to 128 (the
+// walk, the list classes, the 65..128 kernel), at widths 24, 25 (the widest
+// narrow call) and 26 (the narrowest that is not), at the bottom, middle and
+// top of the key. The compared bits take three values, all ones among them,
+// and the other bits are random: a sort that lost stability, or a word whose
+// compared bits ran into the position, moves keys that differ outside the
+// range. Keys alone and with values of both widths, both orders.
+// ---------------------------------------------------------------------------
+TEST_F(SegmentedSortWarpMerge, NarrowWordsAtTheirWidthLimit) {
+  TS_TRACE_SEED();
+  std::vector<std::uint64_t> sizes;
+  for (std::uint64_t n = 0; n <= 128; ++n) sizes.push_back(n);
+  for (int k = 0; k < 400; ++k) sizes.push_back(rng_() % 129);
+  std::shuffle(sizes.begin(), sizes.end(), rng_);
+  const std::pair<int, int> ranges[] = {{0, 24}, {0, 25}, {0, 26}, {7, 32}, {6, 32}, {3, 28}, {4, 29}};
+  int i = 0;
+  for (ValueType vt : {ValueType::none, ValueType::b32, ValueType::b64}) {
+    for (const auto& [b, e] : ranges) {
+      const Order order = (i++ % 2) ? Order::descending : Order::ascending;
+      SCOPED_TRACE(::testing::Message() << "u32 keys, " << name_of(vt) << " values, " << name_of(order) << ", bits ["
+                                        << b << "," << e << ")");
+      HostCase c = make_case(KeyType::u32, vt, OffsetType::u32, sizes, Dist::uniform, rng_, random_pad(rng_),
+                             random_pad(rng_));
+      const std::uint32_t width_mask = std::uint32_t((std::uint64_t(1) << (e - b)) - 1);
+      const std::uint32_t mid = std::uint32_t(rng_()) & width_mask;
+      for (std::uint64_t k = 0; k < c.n; ++k) {
+        const std::uint32_t pick = std::uint32_t(rng_() % 3);
+        const std::uint32_t compared = pick == 0 ? 0u : pick == 1 ? width_mask : mid;
+        const std::uint32_t key = (std::uint32_t(rng_()) & ~(width_mask << b)) | (compared << b);
+        std::memcpy(c.keys.data() + k * sizeof(key), &key, sizeof(key));
+      }
+      RunOptions o = random_options(rng_, order, c);
+      o.begin_bit = b;
+      o.end_bit = e;
+      ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
 // The warp list classes (33..64 and 65..128 keys) with lengths mixed at
 // random, the walked and empty segments between them, and enough segments
 // that every warp of the list kernel takes many tasks: keys of few values

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <type_traits>
 
 #include "dispatch/dispatch.hpp"
 #include "dispatch/policy.hpp"
@@ -50,27 +51,54 @@ cudaError_t launch_block_classes(const SortCall& call, const SortData<Bits, Valu
   }
 }
 
+/// What the warp sorts of this call compare (WarpWords): the keys alone
+/// when every bit is compared and nothing else moves; else narrow words
+/// where the policy takes them and the compared bits fit; else keys with
+/// their positions.
+template <class Warp, class Bits, class Value>
+WarpWords warp_words(const SortCall& call) {
+  const int width = call.end_bit - call.begin_bit;
+  if (!kHasValues<Value> && width == int(sizeof(Bits) * 8)) return WarpWords::keys;
+  constexpr int kValueBytes = kHasValues<Value> ? int(sizeof(Value)) : 0;
+  if (sizeof(Bits) == 4 && Warp::template kNarrowWords<kValueBytes> && width <= kNarrowWordKeyBits)
+    return WarpWords::narrow;
+  return WarpWords::positions;
+}
+
+/// kernel_of(std::integral_constant<WarpWords, w>) for w = `words`,
+/// instantiating only the words these types can take (values always carry
+/// positions; narrow words hold 32-bit keys' bits).
+template <class Bits, class Value, class KernelOf>
+auto warp_kernel_for(WarpWords words, KernelOf kernel_of) {
+  auto kernel = kernel_of(std::integral_constant<WarpWords, WarpWords::positions>());
+  if constexpr (!kHasValues<Value>) {
+    if (words == WarpWords::keys) kernel = kernel_of(std::integral_constant<WarpWords, WarpWords::keys>());
+  }
+  if constexpr (sizeof(Bits) == 4) {
+    if (words == WarpWords::narrow) kernel = kernel_of(std::integral_constant<WarpWords, WarpWords::narrow>());
+  }
+  return kernel;
+}
+
 /// Launches warp_class_kernel for every warp class the policy gives a
 /// kernel of its own (Warp::own_kernel; the list kernel skips those), largest
 /// first, unless the call's ranges cannot reach the class; stops at the
 /// first error.
 template <class Warp, int CLASS = kNumWarpClasses - 1, class Bits, class Value>
-cudaError_t launch_own_warp_classes(const SortCall& call, const SortData<Bits, Value>& data, bool track) {
+cudaError_t launch_own_warp_classes(const SortCall& call, const SortData<Bits, Value>& data, WarpWords words) {
   if constexpr (CLASS < 0) {
     return cudaSuccess;
   } else {
     if constexpr (Warp::own_kernel(CLASS)) {
       if (call.max_range > warp_class_tile(CLASS) / 2) {  // the class's shortest range
-        auto kernel = warp_class_kernel<Warp, CLASS, true, Bits, Value>;
-        if constexpr (!kHasValues<Value>) {  // values always track positions
-          if (!track) kernel = warp_class_kernel<Warp, CLASS, false, Bits, Value>;
-        }
+        const auto kernel = warp_kernel_for<Bits, Value>(
+            words, [](auto w) { return warp_class_kernel<Warp, CLASS, decltype(w)::value, Bits, Value>; });
         const cudaError_t err =
             launch_persistent(kernel, Warp::kThreads, 0, call.stream, call.programmatic, 0, data, call.lists);
         if (err != cudaSuccess) return err;
       }
     }
-    return launch_own_warp_classes<Warp, CLASS - 1>(call, data, track);
+    return launch_own_warp_classes<Warp, CLASS - 1>(call, data, words);
   }
 }
 
@@ -120,25 +148,24 @@ cudaError_t launch_sorts(const SortCall& call) {
   }
 
   // 2. Up to kWarpSortMax keys: the walk over the segments, then the listed
-  //    ranges. Track original positions when values move or when equal
-  //    compared keys can differ in other bits.
+  //    ranges, all sorting the call's words (warp_words).
   {
     using Warp = typename Policy::Warp;
     constexpr int kThreads = Warp::kThreads;
-    const bool track = kHasValues<Value> || data.compare_mask != kAllOnes<Bits>;
+    const WarpWords words = warp_words<Warp, Bits, Value>(call);
     constexpr std::uint32_t kWalkMax = Policy::walk_max(int(sizeof(Bits)), kHasValues<Value> ? int(sizeof(Value)) : 0);
-    const auto walk = track ? warp_walk_kernel<Warp, kWalkMax, true, Bits, Value>
-                            : warp_walk_kernel<Warp, kWalkMax, false, Bits, Value>;
+    const auto walk = warp_kernel_for<Bits, Value>(
+        words, [](auto w) { return warp_walk_kernel<Warp, kWalkMax, decltype(w)::value, Bits, Value>; });
     // No more blocks than the plan's batches of 32 segments can use: a plan
     // of a few thousand tiles does not place a full-GPU grid for the walk.
     const std::uint64_t walk_blocks = ((call.counts.max_segments + 31) / 32 + kThreads / 32 - 1) / (kThreads / 32);
     err = launch_persistent(walk, kThreads, 0, call.stream, call.programmatic, std::max<std::uint64_t>(walk_blocks, 1),
                             data, lists, call.counts.pack);
     if (err != cudaSuccess) return err;
-    const auto kernel = track ? warp_sort_kernel<Warp, true, Bits, Value>
-                              : warp_sort_kernel<Warp, false, Bits, Value>;
+    const auto kernel = warp_kernel_for<Bits, Value>(
+        words, [](auto w) { return warp_sort_kernel<Warp, decltype(w)::value, Bits, Value>; });
     if ((err = launch_persistent(kernel, kThreads, 0, call.stream, call.programmatic, 0, data, lists))) return err;
-    if ((err = launch_own_warp_classes<Warp>(call, data, track))) return err;
+    if ((err = launch_own_warp_classes<Warp>(call, data, words))) return err;
   }
 
   // 3. One block per segment (and per MSD child of that size), one launch

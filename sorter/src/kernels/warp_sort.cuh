@@ -28,6 +28,42 @@
 namespace tilesort {
 namespace detail {
 
+/// What a warp sort's network or merge compares, chosen per call on the
+/// host (launch_sorts).
+enum class WarpWords {
+  /// The encoded keys: every bit compared and no values, so equal keys are
+  /// identical and their order cannot be seen.
+  keys,
+  /// Keys with their input positions (values move, or a partial bit range
+  /// leaves equal compared keys that differ): 64-bit (compared bits,
+  /// position) words for 32-bit keys, key and index registers for 64-bit
+  /// ones.
+  positions,
+  /// 32-bit keys compared on at most kNarrowWordKeyBits bits: 32-bit
+  /// (compared bits, position) words. They are unique, so they sort as keys
+  /// alone do (their merge sorts too, shapes_track_positions), with half
+  /// the shuffles of 64-bit words; keys and values are gathered through
+  /// the positions afterwards.
+  narrow,
+};
+
+/// A narrow word's low bits: the position in a range of at most
+/// kWarpSortMax keys; the compared bits above it.
+constexpr int kNarrowWordPositionBits = 7;
+constexpr int kNarrowWordKeyBits = 32 - kNarrowWordPositionBits;
+static_assert(kWarpSortMax <= (1u << kNarrowWordPositionBits), "a warp range's positions fit a narrow word");
+
+/// Whether WORDS sorts in the group shapes of keys with positions (the
+/// policy's ClassShapes<KEY_BYTES, true>: networks) rather than those of
+/// keys alone (merge sorts from 33 keys). Narrow words take keys alone's
+/// shapes when they have no values; with values, the merge shapes' 8 words
+/// per lane and the gathered keys and values spilled at 64 registers
+/// (72-284 bytes), so they keep the networks, on 32-bit words.
+template <class Value>
+constexpr bool shapes_track_positions(WarpWords words) {
+  return words == WarpWords::positions || (words == WarpWords::narrow && kHasValues<Value>);
+}
+
 /// The group shape of warp size class CLASS for keys of KEY_BYTES, sorted
 /// with their positions (TRACK_INDEX) or alone (Tuning: a policy's Warp).
 template <class Tuning, int CLASS, int KEY_BYTES, bool TRACK_INDEX>
@@ -83,11 +119,37 @@ constexpr int merge_items_max() {
                    listed(kClassWarp128, class_merge_items<Tuning, kClassWarp128, KEY_BYTES, TRACK_INDEX>())});
 }
 
+/// Writes a group's sorted range home in place: register r of this lane
+/// takes the range's input item from(r). Keys and values are read through
+/// the positions (the keys were just loaded, so those reads hit L1), all
+/// before any write.
+template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT, class Bits, class Value, class From>
+__device__ __forceinline__ void gather_sorted_range(const SortData<Bits, Value>& data, const Task& task,
+                                                    int lane_in_group, From from) {
+  const Bits* src_keys = data.key_source(task) + task.begin;
+  Bits key[ITEMS];
+  Value value[ITEMS];
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    if (std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group)) < task.length) {
+      key[r] = src_keys[from(r)];
+      if constexpr (kHasValues<Value>) value[r] = data.value_source(task)[task.begin + from(r)];
+    }
+  }
+  __syncwarp();  // in place: every read of the segment precedes every write
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
+    if (i < task.length) {
+      data.keys[task.begin + i] = key[r];
+      if constexpr (kHasValues<Value>) data.values[task.begin + i] = value[r];
+    }
+  }
+}
+
 /// 32-bit keys with positions: the network sorts one 64-bit word per item,
 /// (compared key bits << 32) | position, so each step is one 64-bit compare
 /// and two shuffles instead of a two-part comparison of separate registers.
-/// Keys and values are gathered through the positions afterwards (the keys
-/// were just loaded, so those reads hit L1).
 template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT, class Value>
 __device__ __forceinline__ void warp_sort_task_packed(const SortData<std::uint32_t, Value>& data, const Task& task,
                                                       int lane_in_group) {
@@ -102,40 +164,55 @@ __device__ __forceinline__ void warp_sort_task_packed(const SortData<std::uint32
                   : ~std::uint64_t(0);  // padding: after every real item
   }
   warp::subwarp_bitonic_sort<GROUP, ITEMS, false, LAYOUT>(word, unused, ~std::uint64_t(0), lane_in_group);
+  gather_sorted_range<GROUP, ITEMS, LAYOUT>(data, task, lane_in_group,
+                                            [&](int r) { return std::uint32_t(word[r]); });
+}
 
-  std::uint32_t key[ITEMS];
-  Value value[ITEMS];
-#pragma unroll
-  for (int r = 0; r < ITEMS; ++r) {
-    if (std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group)) < task.length) {
-      const std::uint32_t from = std::uint32_t(word[r]);
-      key[r] = src_keys[from];
-      if constexpr (kHasValues<Value>) value[r] = data.value_source(task)[task.begin + from];
-    }
-  }
-  __syncwarp();  // in place: every read of the segment precedes every write
+/// Narrow words (WarpWords::narrow): one 32-bit word per item, (compared
+/// bits >> begin_bit) << kNarrowWordPositionBits | position, sorted by the
+/// shape's network or merge sort as keys alone are. The words are unique,
+/// so sorting them sorts the range stably by its compared bits. Padding is
+/// all ones: a real word equals it only at the last position of a full
+/// range, which has no padding.
+template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT, WarpAlgorithm ALGORITHM, class Value>
+__device__ __forceinline__ void warp_sort_task_narrow(const SortData<std::uint32_t, Value>& data, const Task& task,
+                                                      int lane_in_group, std::uint32_t* warp_scratch) {
+  static_assert(GROUP * ITEMS <= (1 << kNarrowWordPositionBits), "positions fit the word's low bits");
+  const std::uint32_t* src_keys = data.key_source(task) + task.begin;
+  std::uint32_t word[ITEMS];
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) {
     const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, LAYOUT>(r, lane_in_group));
-    if (i < task.length) {
-      data.keys[task.begin + i] = key[r];
-      if constexpr (kHasValues<Value>) data.values[task.begin + i] = value[r];
-    }
+    word[r] = i < task.length
+                  ? ((data.codec.encode(src_keys[i]) & data.compare_mask) >> data.begin_bit) << kNarrowWordPositionBits | i
+                  : ~0u;  // padding: after every real item
   }
+  if constexpr (ALGORITHM == WarpAlgorithm::merge) {
+    warp::subwarp_merge_sort<GROUP, ITEMS>(word, warp_scratch, lane_in_group);
+  } else {
+    std::uint32_t unused[ITEMS];
+    warp::subwarp_bitonic_sort<GROUP, ITEMS, false, LAYOUT>(word, unused, ~0u, lane_in_group);
+  }
+  constexpr std::uint32_t kPositionMask = (1u << kNarrowWordPositionBits) - 1u;
+  gather_sorted_range<GROUP, ITEMS, LAYOUT>(data, task, lane_in_group, [&](int r) { return word[r] & kPositionMask; });
 }
 
 /// Loads one task per group, sorts it, writes it to the user arrays. A group
 /// with task.length == 0 still takes part in the shuffles. The merge sort
-/// (32-bit keys without positions only) needs `warp_scratch`:
+/// (32-bit keys alone, or narrow words) needs `warp_scratch`:
 /// merge_scratch_words<ITEMS, std::uint32_t>() words of this warp's shared
 /// memory.
-template <int GROUP, int ITEMS, bool TRACK_INDEX, warp::GroupLayout LAYOUT,
+template <int GROUP, int ITEMS, WarpWords WORDS, warp::GroupLayout LAYOUT,
           WarpAlgorithm ALGORITHM = WarpAlgorithm::bitonic, class Bits, class Value>
 __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data, const Task& task, int lane_in_group,
                                                std::uint32_t* warp_scratch = nullptr) {
-  static_assert(ALGORITHM == WarpAlgorithm::bitonic || (!TRACK_INDEX && sizeof(Bits) == 4),
-                "the warp merge sort takes 32-bit keys without positions");
-  if constexpr (TRACK_INDEX && sizeof(Bits) == 4) {
+  static_assert(WORDS != WarpWords::narrow || sizeof(Bits) == 4, "narrow words hold 32-bit keys' bits");
+  static_assert(ALGORITHM == WarpAlgorithm::bitonic || (WORDS != WarpWords::positions && sizeof(Bits) == 4),
+                "the warp merge sort takes 32-bit words: keys alone or narrow words");
+  constexpr bool kTrackIndex = WORDS == WarpWords::positions;
+  if constexpr (WORDS == WarpWords::narrow) {
+    warp_sort_task_narrow<GROUP, ITEMS, LAYOUT, ALGORITHM>(data, task, lane_in_group, warp_scratch);
+  } else if constexpr (kTrackIndex && sizeof(Bits) == 4) {
     warp_sort_task_packed<GROUP, ITEMS, LAYOUT>(data, task, lane_in_group);
   } else {
     const Bits* src_keys = data.key_source(task);
@@ -152,7 +229,7 @@ __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data
       // keys themselves are the words.
       warp::subwarp_merge_sort<GROUP, ITEMS>(key, warp_scratch, lane_in_group);
     } else {
-      warp::subwarp_bitonic_sort<GROUP, ITEMS, TRACK_INDEX, LAYOUT>(key, idx, data.compare_mask, lane_in_group);
+      warp::subwarp_bitonic_sort<GROUP, ITEMS, kTrackIndex, LAYOUT>(key, idx, data.compare_mask, lane_in_group);
     }
 
     Value value[ITEMS];
@@ -179,13 +256,13 @@ __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data
 /// listed ranges, one per group of the class shape; where the class has a
 /// short shape, one per group of that when all of them fit it, else in
 /// rounds of the class shape.
-template <class Tuning, int CLASS, bool TRACK_INDEX, class Bits, class Value>
+template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 __device__ __forceinline__ void warp_sort_class(const SortData<Bits, Value>& data, const WorkLists& lists,
                                                 std::uint32_t region_begin, std::uint32_t count,
                                                 std::uint32_t warp_task, std::uint32_t* warp_scratch) {
-  using Shape = WarpClassShape<Tuning, CLASS, int(sizeof(Bits)), TRACK_INDEX>;
-  using Short = WarpShortShape<Tuning, CLASS, int(sizeof(Bits)), TRACK_INDEX>;
-  constexpr std::uint32_t kRanges = ranges_per_warp<Tuning, CLASS, int(sizeof(Bits)), TRACK_INDEX>();
+  using Shape = WarpClassShape<Tuning, CLASS, int(sizeof(Bits)), shapes_track_positions<Value>(WORDS)>;
+  using Short = WarpShortShape<Tuning, CLASS, int(sizeof(Bits)), shapes_track_positions<Value>(WORDS)>;
+  constexpr std::uint32_t kRanges = ranges_per_warp<Tuning, CLASS, int(sizeof(Bits)), shapes_track_positions<Value>(WORDS)>();
   constexpr std::uint32_t kGroupsPerWarp = 32 / Shape::kGroup;
   const int lane = threadIdx.x & 31;
   const std::uint32_t first = warp_task * kRanges;
@@ -198,7 +275,7 @@ __device__ __forceinline__ void warp_sort_class(const SortData<Bits, Value>& dat
     static_assert(kRanges % kGroupsPerWarp == 0, "the class shape's rounds cover the warp's ranges");
     const Task task = listed_task(std::uint32_t(lane / Short::kGroup));
     if (__all_sync(0xffffffffu, task.length <= std::uint32_t(Short::kGroup * Short::kItems))) {
-      warp_sort_task<Short::kGroup, Short::kItems, TRACK_INDEX, Short::kLayout, Short::kAlgorithm>(
+      warp_sort_task<Short::kGroup, Short::kItems, WORDS, Short::kLayout, Short::kAlgorithm>(
           data, task, lane % Short::kGroup, warp_scratch);
       return;
     }
@@ -206,19 +283,19 @@ __device__ __forceinline__ void warp_sort_class(const SortData<Bits, Value>& dat
 #pragma unroll 1
   for (std::uint32_t round = 0; round < kRanges / kGroupsPerWarp; ++round) {
     const Task task = listed_task(round * kGroupsPerWarp + std::uint32_t(lane / Shape::kGroup));
-    warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX, Shape::kLayout, Shape::kAlgorithm>(
+    warp_sort_task<Shape::kGroup, Shape::kItems, WORDS, Shape::kLayout, Shape::kAlgorithm>(
         data, task, lane % Shape::kGroup, warp_scratch);
   }
 }
 
 /// A child range (from the MSD path) of up to kWarpSortMax keys, sorted by a whole warp.
-template <class Tuning, bool TRACK_INDEX, class Bits, class Value>
+template <class Tuning, WarpWords WORDS, class Bits, class Value>
 __device__ __forceinline__ void warp_sort_child(const SortData<Bits, Value>& data, const Task& task) {
   const int lane = threadIdx.x & 31;
   constexpr warp::GroupLayout kLayout = Tuning::kLayout;
-  if (task.length <= 32) warp_sort_task<32, 1, TRACK_INDEX, kLayout>(data, task, lane);
-  else if (task.length <= 64) warp_sort_task<32, 2, TRACK_INDEX, kLayout>(data, task, lane);
-  else warp_sort_task<32, 4, TRACK_INDEX, kLayout>(data, task, lane);
+  if (task.length <= 32) warp_sort_task<32, 1, WORDS, kLayout>(data, task, lane);
+  else if (task.length <= 64) warp_sort_task<32, 2, WORDS, kLayout>(data, task, lane);
+  else warp_sort_task<32, 4, WORDS, kLayout>(data, task, lane);
 }
 
 /// Position of the k-th (from 0) set bit of `mask`, which has more than k.
@@ -243,7 +320,7 @@ __device__ __forceinline__ void prefetch_to_l1(const void* p) {
 
 /// The batch's segments whose lanes pass `member`, in lane order, one per
 /// group of Shape::kGroup lanes and round. Warp-uniform.
-template <class Shape, bool TRACK_INDEX, class Bits, class Value>
+template <class Shape, WarpWords WORDS, class Bits, class Value>
 __device__ __forceinline__ void walk_class(const SortData<Bits, Value>& data, bool member, std::uint64_t begin,
                                            std::uint32_t length, int lane) {
   constexpr int kGroups = 32 / Shape::kGroup;
@@ -255,13 +332,13 @@ __device__ __forceinline__ void walk_class(const SortData<Bits, Value>& data, bo
     const std::uint64_t range_begin = __shfl_sync(0xffffffffu, begin, from);
     const std::uint32_t range_length = __shfl_sync(0xffffffffu, length, from);
     const Task task{range_begin, k < count ? range_length : 0u, task_flags(false, data.end_bit)};
-    warp_sort_task<Shape::kGroup, Shape::kItems, TRACK_INDEX, Shape::kLayout>(data, task, lane % Shape::kGroup);
+    warp_sort_task<Shape::kGroup, Shape::kItems, WORDS, Shape::kLayout>(data, task, lane % Shape::kGroup);
   }
 }
 
 /// Sorts the walked segments among segments [first, first + 32); none is
 /// longer than WALK_MAX (PackTable::walk_max of these types).
-template <class Tuning, std::uint32_t WALK_MAX, bool TRACK_INDEX, class Bits, class Value>
+template <class Tuning, std::uint32_t WALK_MAX, WarpWords WORDS, class Bits, class Value>
 __device__ __forceinline__ void walk_segments(const SortData<Bits, Value>& data, const PackTable& pack,
                                               std::uint64_t first, std::uint32_t num_segments) {
   using Walk = typename Tuning::template Walk<int(sizeof(Bits)), kHasValues<Value> ? int(sizeof(Value)) : 0>;
@@ -295,23 +372,23 @@ __device__ __forceinline__ void walk_segments(const SortData<Bits, Value>& data,
     const Task task{begin, alone ? length : 0u, task_flags(false, data.end_bit)};
     const std::uint32_t longest = __reduce_max_sync(0xffffffffu, task.length);
     constexpr warp::GroupLayout kLayout = Tuning::kLayout;  // one lane: either layout
-    if (longest <= 2) warp_sort_task<1, 2, TRACK_INDEX, kLayout>(data, task, 0);
-    else if (longest <= 4) warp_sort_task<1, 4, TRACK_INDEX, kLayout>(data, task, 0);
-    else warp_sort_task<1, kLaneMax, TRACK_INDEX, kLayout>(data, task, 0);
+    if (longest <= 2) warp_sort_task<1, 2, WORDS, kLayout>(data, task, 0);
+    else if (longest <= 4) warp_sort_task<1, 4, WORDS, kLayout>(data, task, 0);
+    else warp_sort_task<1, kLaneMax, WORDS, kLayout>(data, task, 0);
   }
   static_assert(WALK_MAX <= kWalkLongest && kWalkLongest == 32,
                 "the walk's classes: one lane, kClassWarp8, kClassWarp16 and kClassWarp32");
   // Longer segments in groups of lanes, per the policy's shapes for these types.
-  walk_class<typename Walk::Shape8, TRACK_INDEX>(data, size_class == kClassWarp8, begin, length, lane);
-  walk_class<typename Walk::Shape16, TRACK_INDEX>(data, size_class == kClassWarp16, begin, length, lane);
+  walk_class<typename Walk::Shape8, WORDS>(data, size_class == kClassWarp8, begin, length, lane);
+  walk_class<typename Walk::Shape16, WORDS>(data, size_class == kClassWarp16, begin, length, lane);
   if constexpr (WALK_MAX > 16)
-    walk_class<typename Walk::Shape32, TRACK_INDEX>(data, size_class == kClassWarp32, begin, length, lane);
+    walk_class<typename Walk::Shape32, WORDS>(data, size_class == kClassWarp32, begin, length, lane);
 }
 
 /// The walk: every warp takes batches of 32 consecutive segments. A kernel
 /// of its own, so its registers (a lane holds a whole segment) do not add
 /// to the list kernel's.
-template <class Tuning, std::uint32_t WALK_MAX, bool TRACK_INDEX, class Bits, class Value>
+template <class Tuning, std::uint32_t WALK_MAX, WarpWords WORDS, class Bits, class Value>
 __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks)
     warp_walk_kernel(SortData<Bits, Value> data, WorkLists lists, PackTable pack) {
   // Calls without short segments have nothing to walk: return before
@@ -326,35 +403,35 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks)
   const std::uint64_t warp_id = (std::uint64_t(blockIdx.x) * Tuning::kThreads + threadIdx.x) / 32;
   const std::uint64_t num_warps = std::uint64_t(gridDim.x) * (Tuning::kThreads / 32);
   for (std::uint64_t batch = warp_id; batch < batches; batch += num_warps)
-    walk_segments<Tuning, WALK_MAX, TRACK_INDEX>(data, pack, batch * 32, num_segments);
+    walk_segments<Tuning, WALK_MAX, WORDS>(data, pack, batch * 32, num_segments);
 }
 
 /// A warp class with a kernel of its own (Tuning::own_kernel): its code,
 /// registers and shared scratch apart from the list kernel's. It overlaps
 /// the list kernel, which waited for everything before it, as the one-block
 /// classes do: its ranges are its own.
-template <class Tuning, int CLASS, bool TRACK_INDEX, class Bits, class Value>
+template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks)
     warp_class_kernel(SortData<Bits, Value> data, WorkLists lists) {
   static_assert(Tuning::own_kernel(CLASS), "the list kernel sorts this class");
   enter_overlapped_kernel();
-  constexpr int kMergeItems = class_merge_items<Tuning, CLASS, int(sizeof(Bits)), TRACK_INDEX>();
+  constexpr int kMergeItems = class_merge_items<Tuning, CLASS, int(sizeof(Bits)), shapes_track_positions<Value>(WORDS)>();
   constexpr int kScratchWords = kMergeItems ? warp::merge_scratch_words<kMergeItems, std::uint32_t>() : 1;
   __shared__ std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
   if (!sort_aborted(lists)) {
-    constexpr std::uint32_t kRanges = ranges_per_warp<Tuning, CLASS, int(sizeof(Bits)), TRACK_INDEX>();
+    constexpr std::uint32_t kRanges = ranges_per_warp<Tuning, CLASS, int(sizeof(Bits)), shapes_track_positions<Value>(WORDS)>();
     const std::uint32_t region = class_region_begin(*lists.counters, CLASS);
     const std::uint32_t count = lists.counters->class_count[CLASS];
     const std::uint32_t warp_tasks = (count + kRanges - 1) / kRanges;
     const std::uint32_t warp_id = (blockIdx.x * Tuning::kThreads + threadIdx.x) / 32;
     const std::uint32_t num_warps = gridDim.x * (Tuning::kThreads / 32);
     for (std::uint32_t v = warp_id; v < warp_tasks; v += num_warps)
-      warp_sort_class<Tuning, CLASS, TRACK_INDEX>(data, lists, region, count, v, merge_scratch[threadIdx.x / 32]);
+      warp_sort_class<Tuning, CLASS, WORDS>(data, lists, region, count, v, merge_scratch[threadIdx.x / 32]);
   }
   leave_overlapped_kernel();
 }
 
-template <class Tuning, bool TRACK_INDEX, class Bits, class Value>
+template <class Tuning, WarpWords WORDS, class Bits, class Value>
 __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
   // Always waits at entry, even with nothing to do: the one-block classes
   // launched after it do not wait, and rely on it for the MSD rounds.
@@ -362,7 +439,7 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
   if (sort_aborted(lists)) return;
   const Counters& counters = *lists.counters;
   // Per warp: the merge sorts' scratch (one word when no class merges).
-  constexpr int kMergeItems = merge_items_max<Tuning, int(sizeof(Bits)), TRACK_INDEX>();
+  constexpr int kMergeItems = merge_items_max<Tuning, int(sizeof(Bits)), shapes_track_positions<Value>(WORDS)>();
   constexpr int kScratchWords = kMergeItems ? warp::merge_scratch_words<kMergeItems, std::uint32_t>() : 1;
   __shared__ std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
   std::uint32_t* const warp_scratch = merge_scratch[threadIdx.x / 32];
@@ -385,7 +462,7 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
       space.region_begin[c] = region;
       space.first_warp[c] = warps;
       region += counters.class_count[c];  // the class lists lie in class order
-      const std::uint32_t groups = groups_per_warp<Tuning, int(sizeof(Bits)), TRACK_INDEX>(c);
+      const std::uint32_t groups = groups_per_warp<Tuning, int(sizeof(Bits)), shapes_track_positions<Value>(WORDS)>(c);
       warps += (n + groups - 1) / groups;
     }
     space.first_warp[kNumWarpClasses] = warps;
@@ -400,7 +477,7 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
   for (std::uint32_t v = warp_id; v < total; v += num_warps) {
     if (v >= warps) {
       // Length 1 in scratch still needs its copy home, which the network does.
-      warp_sort_child<Tuning, TRACK_INDEX>(data, lists.child_tasks[0][v - warps]);
+      warp_sort_child<Tuning, WORDS>(data, lists.child_tasks[0][v - warps]);
       continue;
     }
     int c = 0;
@@ -415,7 +492,7 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
     const auto listed = [&](auto size_class) {
       constexpr int kClass = decltype(size_class)::value;
       if constexpr (!Tuning::own_kernel(kClass))
-        warp_sort_class<Tuning, kClass, TRACK_INDEX>(data, lists, region, n, t, warp_scratch);
+        warp_sort_class<Tuning, kClass, WORDS>(data, lists, region, n, t, warp_scratch);
     };
     switch (c) {
       case kClassWarp32: listed(std::integral_constant<int, kClassWarp32>()); break;
