@@ -94,7 +94,16 @@ struct Sm90Policy {
     // half the shuffles. Before it, 16-bit keys alone cost more
     // than 32-bit ones in the warp classes (H200, 33bd236: fixed-64 0.205
     // against 0.143 ms, fixed-16 0.120 against 0.097; CUB's segmented sort
-    // 0.171 and 0.101).
+    // 0.171 and 0.101). Same-run A/B on the H200
+    // (bench/results/h200-2026-12-05-ab10.md), bits [0, 16): keys alone
+    // fixed-16 0.123 -> 0.103 ms, fixed-64 0.204 -> 0.158, fixed:24 0.176 ->
+    // 0.132, fixed:80 0.334 -> 0.227, fixed:112 0.249 -> 0.175; pairs
+    // fixed-64 0.219 -> 0.176, fixed:10 0.197 -> 0.165, fixed:112 0.268 ->
+    // 0.209; full-range rows and bin_and_sort unchanged. Keys alone of 8
+    // keys (one lane per segment) lost 5-10% (fixed:8 0.105 -> 0.111-0.115).
+    // With values, keys alone's walk shapes (8 keys per lane, which 32-bit
+    // words fit) were 2.3-2.5x slower on 8..16-key pairs, so pairs keep
+    // theirs.
     template <int VALUE_BYTES>
     static constexpr bool kNarrowWords = true;
     // Classes sorted by a kernel of their own (warp_class_kernel, launched
@@ -238,7 +247,10 @@ struct Sm90Policy {
   // MSD children of 16-bit calls, whose children of about 256 keys have 8
   // bits left and their groups 16) take radix8 passes: BlockSort's network
   // took 171 of their 194 us in the one-block classes at 90% SM (ncu,
-  // bench/results/h200-2026-12-04-33bd236-ncu-keys16.md). TO MEASURE.
+  // bench/results/h200-2026-12-04-33bd236-ncu-keys16.md). Same-run A/B on
+  // the H200 (bench/results/h200-2026-12-05-ab10.md): bits [0, 16) keys
+  // alone fixed-65536 0.397 -> 0.338 ms, fixed:300 0.266 -> 0.244, fixed:512
+  // 0.187 -> 0.166, uniform:129:512 0.248 -> 0.227; pairs within 2%.
   struct Min14 : Min7 {
     static constexpr int kMinBlocks = 2 * Min7::kMinBlocks;
     static constexpr bool kRadix8Ranges = true;
@@ -512,7 +524,12 @@ struct Sm90Policy {
   // registers, no spills; 24 warps per SM) instead of uncapped (122
   // registers, 2 blocks of 256 threads, 16 warps: ncu found it at about 1.1
   // TB/s, bench/results/h200-2026-12-04-33bd236-ncu-keys16.md). At 4 it
-  // spills 460 bytes. TO MEASURE (next/msd-keys-occupancy).
+  // spills 460 bytes. Same-run A/B on the H200
+  // (bench/results/h200-2026-12-05-ab10.md), keys alone: one 2^26 segment
+  // 1.939 -> 1.830 ms, bits [0, 16) 1.290 -> 1.186, fixed:2^24 0.527 ->
+  // 0.514, half the keys 0 0.770 -> 0.743; pairs unchanged. One 8-bit
+  // BlockRadixSort8 pass per chunk instead of cub's two 4-bit passes, under
+  // the same cap, was no faster than uncapped main (1.926 and 1.278 ms).
   static constexpr int kMsdScatterKeysMinBlocks = 3;
   // Shared memory the MSD scatter may use per block; values are staged
   // there (cp.async) only when the chunk's keys, values and counters fit.
