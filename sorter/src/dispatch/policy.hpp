@@ -518,19 +518,13 @@ struct Sm90Policy {
   static constexpr warp::Match kMsdRankMatch = warp::Match::match_any;
   // Keys alone keep the chunk sort in registers (msd_scatter_keys_kernel,
   // the Msd shape): with nothing to gather the staged scatter was slower
-  // (2^26 keys 2.19 -> 2.59 ms, fixed-65536 0.482 -> 0.559).
+  // (2^26 keys 2.19 -> 2.59 ms, fixed-65536 0.482 -> 0.559). It is not
+  // capped (121 registers, 2 blocks per SM): compiled for 3 (80 registers)
+  // it took one 2^26 segment of keys 1.939 -> 1.830 ms, but its persistent
+  // grid grew by half, and every keys-alone call of a general plan places it
+  // for each (empty) round: fixed-16 keys alone 0.098 -> 0.109 ms, fixed:8
+  // 0.095 -> 0.101 (same-run A/Bs, bench/results/h200-2026-12-05-ab10.md).
   static constexpr bool kMsdStagedScatterKeysOnly = false;
-  // Blocks per SM that chunk sort is compiled for with 32-bit keys: 3 (80
-  // registers, no spills; 24 warps per SM) instead of uncapped (122
-  // registers, 2 blocks of 256 threads, 16 warps: ncu found it at about 1.1
-  // TB/s, bench/results/h200-2026-12-04-33bd236-ncu-keys16.md). At 4 it
-  // spills 460 bytes. Same-run A/B on the H200
-  // (bench/results/h200-2026-12-05-ab10.md), keys alone: one 2^26 segment
-  // 1.939 -> 1.830 ms, bits [0, 16) 1.290 -> 1.186, fixed:2^24 0.527 ->
-  // 0.514, half the keys 0 0.770 -> 0.743; pairs unchanged. One 8-bit
-  // BlockRadixSort8 pass per chunk instead of cub's two 4-bit passes, under
-  // the same cap, was no faster than uncapped main (1.926 and 1.278 ms).
-  static constexpr int kMsdScatterKeysMinBlocks = 3;
   // Shared memory the MSD scatter may use per block; values are staged
   // there (cp.async) only when the chunk's keys, values and counters fit.
   static constexpr std::size_t kMsdScatterSmemMax = 96 * 1024;

@@ -585,7 +585,7 @@ __device__ __forceinline__ MsdChunk msd_chunk(const RoundLists& rl, std::uint32_
 /// measured faster than the staged scatter below (Policy::
 /// kMsdStagedScatterKeysOnly).
 template <class Policy, class Bits, class Value>
-__global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Policy::kMsdScatterKeysMinBlocks : 0)
+__global__ void __launch_bounds__(Policy::Msd::kThreads)
     msd_scatter_keys_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
   if (!enter_dependent_kernel_if(msd_round_listed(lists, rl.round))) return;
   using Shape = typename Policy::Msd;
