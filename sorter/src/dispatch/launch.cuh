@@ -59,9 +59,7 @@ template <class Warp, class Bits, class Value>
 WarpWords warp_words(const SortCall& call) {
   const int width = call.end_bit - call.begin_bit;
   if (!kHasValues<Value> && width == int(sizeof(Bits) * 8)) return WarpWords::keys;
-  constexpr int kValueBytes = kHasValues<Value> ? int(sizeof(Value)) : 0;
-  if (sizeof(Bits) == 4 && Warp::template kNarrowWords<kValueBytes> && width <= kNarrowWordKeyBits)
-    return WarpWords::narrow;
+  if (sizeof(Bits) == 4 && Warp::kNarrowWords && width <= kNarrowWordKeyBits) return WarpWords::narrow;
   return WarpWords::positions;
 }
 

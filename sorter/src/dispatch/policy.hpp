@@ -85,8 +85,7 @@ struct Sm90Policy {
     using ShortShape128 = std::conditional_t<kMergeKeys<KEY_BYTES, TRACK_INDEX>,
                                              GroupShape<16, 7, kLayout, WarpAlgorithm::merge>, void>;
     // 32-bit keys compared on at most 25 bits (kernels/warp_sort.cuh:
-    // kNarrowWordKeyBits: a partial range, keys alone or with values of
-    // VALUE_BYTES) sort 32-bit (compared bits, 7-bit position) words and
+    // kNarrowWordKeyBits: a partial range, keys alone or with values) sort 32-bit (compared bits, 7-bit position) words and
     // gather their keys and values through the positions
     // (WarpWords::narrow) instead of sorting 64-bit words: keys alone in
     // their own shapes above (merge sorts from 33 keys), with values in the
@@ -104,7 +103,6 @@ struct Sm90Policy {
     // With values, keys alone's walk shapes (8 keys per lane, which 32-bit
     // words fit) were 2.3-2.5x slower on 8..16-key pairs, so pairs keep
     // theirs.
-    template <int VALUE_BYTES>
     static constexpr bool kNarrowWords = true;
     // Classes sorted by a kernel of their own (warp_class_kernel, launched
     // after the list kernel and overlapping it) instead of the list kernel.

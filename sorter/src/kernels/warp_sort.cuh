@@ -41,7 +41,7 @@ enum class WarpWords {
   positions,
   /// 32-bit keys compared on at most kNarrowWordKeyBits bits: 32-bit
   /// (compared bits, position) words. They are unique, so they sort as keys
-  /// alone do (their merge sorts too, shapes_track_positions), with half
+  /// alone do (their merge sorts too, kShapesTrackPositions), with half
   /// the shuffles of 64-bit words; keys and values are gathered through
   /// the positions afterwards.
   narrow,
@@ -59,38 +59,40 @@ static_assert(kWarpSortMax <= (1u << kNarrowWordPositionBits), "a warp range's p
 /// shapes when they have no values; with values, the merge shapes' 8 words
 /// per lane and the gathered keys and values spilled at 64 registers
 /// (72-284 bytes), so they keep the networks, on 32-bit words.
-template <class Value>
-constexpr bool shapes_track_positions(WarpWords words) {
-  return words == WarpWords::positions || (words == WarpWords::narrow && kHasValues<Value>);
-}
+template <WarpWords WORDS, class Value>
+constexpr bool kShapesTrackPositions =
+    WORDS == WarpWords::positions || (WORDS == WarpWords::narrow && kHasValues<Value>);
 
-/// The group shape of warp size class CLASS for keys of KEY_BYTES, sorted
-/// with their positions (TRACK_INDEX) or alone (Tuning: a policy's Warp).
-template <class Tuning, int CLASS, int KEY_BYTES, bool TRACK_INDEX>
-using WarpClassShape = std::tuple_element_t<CLASS, typename Tuning::template ClassShapes<KEY_BYTES, TRACK_INDEX>>;
+/// The group shape of warp size class CLASS for a sort of WORDS over keys of
+/// Bits and values of Value (Tuning: a policy's Warp).
+template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
+using WarpClassShape = std::tuple_element_t<
+    CLASS, typename Tuning::template ClassShapes<int(sizeof(Bits)), kShapesTrackPositions<WORDS, Value>>>;
 
 /// The shape that sorts class CLASS's shorter ranges, where the policy gives
 /// one (Tuning::ShortShape128), else void.
-template <class Tuning, int CLASS, int KEY_BYTES, bool TRACK_INDEX>
+template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 using WarpShortShape =
-    std::conditional_t<CLASS == kClassWarp128, typename Tuning::template ShortShape128<KEY_BYTES, TRACK_INDEX>, void>;
+    std::conditional_t<CLASS == kClassWarp128,
+                       typename Tuning::template ShortShape128<int(sizeof(Bits)), kShapesTrackPositions<WORDS, Value>>,
+                       void>;
 
 /// Listed ranges one warp task of class CLASS takes.
-template <class Tuning, int CLASS, int KEY_BYTES, bool TRACK_INDEX>
+template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 constexpr std::uint32_t ranges_per_warp() {
-  using Short = WarpShortShape<Tuning, CLASS, KEY_BYTES, TRACK_INDEX>;
-  if constexpr (std::is_void_v<Short>) return 32 / WarpClassShape<Tuning, CLASS, KEY_BYTES, TRACK_INDEX>::kGroup;
+  using Short = WarpShortShape<Tuning, CLASS, WORDS, Bits, Value>;
+  if constexpr (std::is_void_v<Short>) return 32 / WarpClassShape<Tuning, CLASS, WORDS, Bits, Value>::kGroup;
   else return 32 / Short::kGroup;
 }
 
-template <class Tuning, int KEY_BYTES, bool TRACK_INDEX>
+template <class Tuning, WarpWords WORDS, class Bits, class Value>
 __device__ __forceinline__ std::uint32_t groups_per_warp(int size_class) {
   switch (size_class) {
-    case kClassWarp8: return ranges_per_warp<Tuning, kClassWarp8, KEY_BYTES, TRACK_INDEX>();
-    case kClassWarp16: return ranges_per_warp<Tuning, kClassWarp16, KEY_BYTES, TRACK_INDEX>();
-    case kClassWarp32: return ranges_per_warp<Tuning, kClassWarp32, KEY_BYTES, TRACK_INDEX>();
-    case kClassWarp64: return ranges_per_warp<Tuning, kClassWarp64, KEY_BYTES, TRACK_INDEX>();
-    default: return ranges_per_warp<Tuning, kClassWarp128, KEY_BYTES, TRACK_INDEX>();
+    case kClassWarp8: return ranges_per_warp<Tuning, kClassWarp8, WORDS, Bits, Value>();
+    case kClassWarp16: return ranges_per_warp<Tuning, kClassWarp16, WORDS, Bits, Value>();
+    case kClassWarp32: return ranges_per_warp<Tuning, kClassWarp32, WORDS, Bits, Value>();
+    case kClassWarp64: return ranges_per_warp<Tuning, kClassWarp64, WORDS, Bits, Value>();
+    default: return ranges_per_warp<Tuning, kClassWarp128, WORDS, Bits, Value>();
   }
 }
 
@@ -103,20 +105,20 @@ constexpr int merge_items_of() {
 
 /// Items per lane of class CLASS's merge sorts (its shape's and its short
 /// ranges'), 0 when it merges none.
-template <class Tuning, int CLASS, int KEY_BYTES, bool TRACK_INDEX>
+template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 constexpr int class_merge_items() {
-  return std::max(merge_items_of<WarpClassShape<Tuning, CLASS, KEY_BYTES, TRACK_INDEX>>(),
-                  merge_items_of<WarpShortShape<Tuning, CLASS, KEY_BYTES, TRACK_INDEX>>());
+  return std::max(merge_items_of<WarpClassShape<Tuning, CLASS, WORDS, Bits, Value>>(),
+                  merge_items_of<WarpShortShape<Tuning, CLASS, WORDS, Bits, Value>>());
 }
 
 /// Items per lane of the merge sorts of the classes the list kernel sorts
 /// (0 when none merges): what a warp's shared scratch must hold there.
-template <class Tuning, int KEY_BYTES, bool TRACK_INDEX>
+template <class Tuning, WarpWords WORDS, class Bits, class Value>
 constexpr int merge_items_max() {
   constexpr auto listed = [](int size_class, int items) { return Tuning::own_kernel(size_class) ? 0 : items; };
-  return std::max({listed(kClassWarp32, class_merge_items<Tuning, kClassWarp32, KEY_BYTES, TRACK_INDEX>()),
-                   listed(kClassWarp64, class_merge_items<Tuning, kClassWarp64, KEY_BYTES, TRACK_INDEX>()),
-                   listed(kClassWarp128, class_merge_items<Tuning, kClassWarp128, KEY_BYTES, TRACK_INDEX>())});
+  return std::max({listed(kClassWarp32, class_merge_items<Tuning, kClassWarp32, WORDS, Bits, Value>()),
+                   listed(kClassWarp64, class_merge_items<Tuning, kClassWarp64, WORDS, Bits, Value>()),
+                   listed(kClassWarp128, class_merge_items<Tuning, kClassWarp128, WORDS, Bits, Value>())});
 }
 
 /// Writes a group's sorted range home in place: register r of this lane
@@ -260,9 +262,9 @@ template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 __device__ __forceinline__ void warp_sort_class(const SortData<Bits, Value>& data, const WorkLists& lists,
                                                 std::uint32_t region_begin, std::uint32_t count,
                                                 std::uint32_t warp_task, std::uint32_t* warp_scratch) {
-  using Shape = WarpClassShape<Tuning, CLASS, int(sizeof(Bits)), shapes_track_positions<Value>(WORDS)>;
-  using Short = WarpShortShape<Tuning, CLASS, int(sizeof(Bits)), shapes_track_positions<Value>(WORDS)>;
-  constexpr std::uint32_t kRanges = ranges_per_warp<Tuning, CLASS, int(sizeof(Bits)), shapes_track_positions<Value>(WORDS)>();
+  using Shape = WarpClassShape<Tuning, CLASS, WORDS, Bits, Value>;
+  using Short = WarpShortShape<Tuning, CLASS, WORDS, Bits, Value>;
+  constexpr std::uint32_t kRanges = ranges_per_warp<Tuning, CLASS, WORDS, Bits, Value>();
   constexpr std::uint32_t kGroupsPerWarp = 32 / Shape::kGroup;
   const int lane = threadIdx.x & 31;
   const std::uint32_t first = warp_task * kRanges;
@@ -415,11 +417,11 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks)
     warp_class_kernel(SortData<Bits, Value> data, WorkLists lists) {
   static_assert(Tuning::own_kernel(CLASS), "the list kernel sorts this class");
   enter_overlapped_kernel();
-  constexpr int kMergeItems = class_merge_items<Tuning, CLASS, int(sizeof(Bits)), shapes_track_positions<Value>(WORDS)>();
+  constexpr int kMergeItems = class_merge_items<Tuning, CLASS, WORDS, Bits, Value>();
   constexpr int kScratchWords = kMergeItems ? warp::merge_scratch_words<kMergeItems, std::uint32_t>() : 1;
   __shared__ std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
   if (!sort_aborted(lists)) {
-    constexpr std::uint32_t kRanges = ranges_per_warp<Tuning, CLASS, int(sizeof(Bits)), shapes_track_positions<Value>(WORDS)>();
+    constexpr std::uint32_t kRanges = ranges_per_warp<Tuning, CLASS, WORDS, Bits, Value>();
     const std::uint32_t region = class_region_begin(*lists.counters, CLASS);
     const std::uint32_t count = lists.counters->class_count[CLASS];
     const std::uint32_t warp_tasks = (count + kRanges - 1) / kRanges;
@@ -439,7 +441,7 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
   if (sort_aborted(lists)) return;
   const Counters& counters = *lists.counters;
   // Per warp: the merge sorts' scratch (one word when no class merges).
-  constexpr int kMergeItems = merge_items_max<Tuning, int(sizeof(Bits)), shapes_track_positions<Value>(WORDS)>();
+  constexpr int kMergeItems = merge_items_max<Tuning, WORDS, Bits, Value>();
   constexpr int kScratchWords = kMergeItems ? warp::merge_scratch_words<kMergeItems, std::uint32_t>() : 1;
   __shared__ std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
   std::uint32_t* const warp_scratch = merge_scratch[threadIdx.x / 32];
@@ -462,7 +464,7 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
       space.region_begin[c] = region;
       space.first_warp[c] = warps;
       region += counters.class_count[c];  // the class lists lie in class order
-      const std::uint32_t groups = groups_per_warp<Tuning, int(sizeof(Bits)), shapes_track_positions<Value>(WORDS)>(c);
+      const std::uint32_t groups = groups_per_warp<Tuning, WORDS, Bits, Value>(c);
       warps += (n + groups - 1) / groups;
     }
     space.first_warp[kNumWarpClasses] = warps;
