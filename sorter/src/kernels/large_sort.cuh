@@ -337,7 +337,8 @@ __device__ __forceinline__ void group_children(const std::uint32_t* length, cons
 /// the span. The block of a bucket's last span then has the bucket's digit
 /// totals: it sets the digit bases, groups the children and routes them.
 template <class Policy, class Bits, class Value>
-__global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Policy::kMsdHistogramMinBlocks : 0)
+__global__ void __launch_bounds__(Policy::Msd::kThreads,
+                                      sizeof(Bits) == 4 ? Policy::kMsdHistogramMinBlocks : Policy::kMsdHistogramMinBlocks64)
     msd_histogram_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl, int num_rounds,
                          BlockClassLimits limits, PackTable pack) {
   if (!enter_dependent_kernel_if(msd_round_listed(lists, rl.round))) return;
@@ -356,6 +357,8 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
   __shared__ std::uint32_t next_span;
   __shared__ int flag;
   __shared__ unsigned long long span_differs;  // key bits in which the span's keys differ from the bucket's first
+  constexpr int kCachedBuckets = Policy::kMsdCachedBuckets;
+  __shared__ uint2 bucket_spans[kCachedBuckets];  // (first span, spans) of the round's first buckets
   if (sort_aborted(lists)) return;
 
   const std::uint32_t num_buckets = lists.counters->bucket_count[rl.round];
@@ -363,6 +366,13 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
   if (num_spans == 0) return;  // no large range this round: no tickets to take
   const int t = threadIdx.x;
   fill_range_costs(pack, cost_of_log2);  // the loop's first barrier publishes it
+  // The span -> bucket search reads shared memory instead of the bucket
+  // list: one global round trip less before each span's loads.
+  const bool cached = num_buckets <= std::uint32_t(kCachedBuckets);
+  if (cached)
+    for (std::uint32_t c = t; c < num_buckets; c += Shape::kThreads)
+      bucket_spans[c] = make_uint2(rl.buckets[c].span_base,
+                                   msd_spans(chunks_of(rl.buckets[c].task.length, kChunk), kSpan));
   for (;;) {
     // Spans are taken in order, so every span a look-back waits for
     // belongs to a block that is already running: no deadlock.
@@ -370,10 +380,18 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
     __syncthreads();
     const std::uint32_t span = next_span;
     if (span >= num_spans) break;
-    const int b = find_bucket<Shape::kThreads>(
-        rl.buckets, num_buckets,
-        [&](const Bucket& c) { return span - c.span_base < msd_spans(chunks_of(c.task.length, kChunk), kSpan); },
-        &bucket_slot);
+    int b;
+    if (cached) {
+      for (std::uint32_t c = t; c < num_buckets; c += Shape::kThreads)
+        if (span - bucket_spans[c].x < bucket_spans[c].y) bucket_slot = int(c);
+      __syncthreads();
+      b = bucket_slot;
+    } else {
+      b = find_bucket<Shape::kThreads>(
+          rl.buckets, num_buckets,
+          [&](const Bucket& c) { return span - c.span_base < msd_spans(chunks_of(c.task.length, kChunk), kSpan); },
+          &bucket_slot);
+    }
     const Task bucket = rl.buckets[b].task;
     const std::uint32_t first_span = rl.buckets[b].span_base;
     const std::uint32_t num_bucket_chunks = chunks_of(bucket.length, kChunk);
