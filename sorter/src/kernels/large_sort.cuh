@@ -150,6 +150,26 @@ __device__ __forceinline__ bool push_task(Task* list, std::uint32_t* count, std:
   return true;
 }
 
+/// push_task for the lanes of a warp that push at the same time: the lanes
+/// pushing onto one list take their slots with one atomicAdd. A bucket's
+/// last span routes up to 256 children at once, mostly onto one or two
+/// lists whose counters every bucket of the round hits.
+__device__ __forceinline__ bool push_task_coalesced(Task* list, std::uint32_t* count, std::uint32_t capacity,
+                                                    const Task& task, DeviceStatus* status) {
+  const std::uint32_t active = __activemask();
+  const std::uint32_t peers = __match_any_sync(active, reinterpret_cast<unsigned long long>(count));
+  const int leader = __ffs(int(peers)) - 1;
+  std::uint32_t base = 0;
+  if (int(threadIdx.x % 32) == leader) base = atomicAdd(count, std::uint32_t(__popc(peers)));
+  const std::uint32_t slot = __shfl_sync(peers, base, leader) + std::uint32_t(__popc(peers & lanes_below()));
+  if (slot >= capacity) {
+    report_error(status, StatusCode::workspace_too_small, slot, capacity);
+    return false;
+  }
+  list[slot] = task;
+  return true;
+}
+
 /// Decides what happens next to a child range of an MSD round.
 __device__ __forceinline__ void route_child(const Task& child, const RoundLists& rl, int num_rounds, const WorkLists& lists,
                                             const std::uint32_t (&block_class_max)[kNumBlockClasses],
@@ -173,7 +193,7 @@ __device__ __forceinline__ void route_child(const Task& child, const RoundLists&
         capacity = lists.max_children[1 + b];
       }
     }
-    push_task(tasks, &counters->child_count[list], capacity, child, lists.status);
+    push_task_coalesced(tasks, &counters->child_count[list], capacity, child, lists.status);
   } else if (more_bits && rl.round + 1 < num_rounds) {
     push_bucket(rl.next_buckets, rl.round + 1, child, chunk_items, max_span, lists);
   } else {
