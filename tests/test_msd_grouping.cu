@@ -3,7 +3,7 @@
 // walking the children in digit order, a child joins the group before it
 // when the merged range costs no more than the two apart; children longer
 // than one block end a group; empty ones are passed over. The kernel finds
-// the same groups by links and warp steps, so any difference is a bug (a
+// the same groups by doubled links and warp steps, so any difference is a bug (a
 // slower sort, never a wrong one: every grouping sorts correctly, which the
 // segmented-sort tests check).
 //
@@ -36,7 +36,8 @@ __global__ void group_children_kernel(const std::uint32_t* lengths, const std::u
                                       std::uint32_t one_block_max, std::uint32_t* groups) {
   using Scan = cub::BlockScan<std::uint32_t, kThreads>;
   __shared__ typename Scan::TempStorage scan;
-  __shared__ std::uint32_t length[kDigits], start[kDigits], group[kDigits], scratch[2 * kDigits + kDigits / 32];
+  __shared__ std::uint32_t length[kDigits], start[kDigits], group[kDigits],
+      scratch[tilesort::detail::kGroupScratchWords];
   __shared__ std::uint64_t cost_of_log2[kRangeCostEntries];
   const int d = threadIdx.x;
   const std::uint32_t n = lengths[std::size_t(blockIdx.x) * kDigits + d];

@@ -495,6 +495,8 @@ struct Sm90Policy {
   // uncapped it took 80 registers (3 blocks of 256 threads per SM); for 5
   // it spilled.
   static constexpr int kMsdHistogramMinBlocks = 4;
+  // 64-bit keys: 3 (80 registers; uncapped 88, 2 blocks per SM).
+  static constexpr int kMsdHistogramMinBlocks64 = 3;
   // The MSD scatter with values: 512 threads x 8 items per 4096-key chunk,
   // compiled for 2 blocks per SM (64 registers). Only digits and ranks live
   // in registers; keys and values wait in shared memory. Same-run A/B on

@@ -150,6 +150,26 @@ __device__ __forceinline__ bool push_task(Task* list, std::uint32_t* count, std:
   return true;
 }
 
+/// push_task for the lanes of a warp that push at the same time: the lanes
+/// pushing onto one list take their slots with one atomicAdd. A bucket's
+/// last span routes up to 256 children at once, mostly onto one or two
+/// lists whose counters every bucket of the round hits.
+__device__ __forceinline__ bool push_task_coalesced(Task* list, std::uint32_t* count, std::uint32_t capacity,
+                                                    const Task& task, DeviceStatus* status) {
+  const std::uint32_t active = __activemask();
+  const std::uint32_t peers = __match_any_sync(active, reinterpret_cast<unsigned long long>(count));
+  const int leader = __ffs(int(peers)) - 1;
+  std::uint32_t base = 0;
+  if (int(threadIdx.x % 32) == leader) base = atomicAdd(count, std::uint32_t(__popc(peers)));
+  const std::uint32_t slot = __shfl_sync(peers, base, leader) + std::uint32_t(__popc(peers & lanes_below()));
+  if (slot >= capacity) {
+    report_error(status, StatusCode::workspace_too_small, slot, capacity);
+    return false;
+  }
+  list[slot] = task;
+  return true;
+}
+
 /// Decides what happens next to a child range of an MSD round.
 __device__ __forceinline__ void route_child(const Task& child, const RoundLists& rl, int num_rounds, const WorkLists& lists,
                                             const std::uint32_t (&block_class_max)[kNumBlockClasses],
@@ -173,7 +193,7 @@ __device__ __forceinline__ void route_child(const Task& child, const RoundLists&
         capacity = lists.max_children[1 + b];
       }
     }
-    push_task(tasks, &counters->child_count[list], capacity, child, lists.status);
+    push_task_coalesced(tasks, &counters->child_count[list], capacity, child, lists.status);
   } else if (more_bits && rl.round + 1 < num_rounds) {
     push_bucket(rl.next_buckets, rl.round + 1, child, chunk_items, max_span, lists);
   } else {
@@ -244,23 +264,33 @@ __device__ __forceinline__ std::uint64_t range_cost_from(const std::uint64_t* co
 /// over. Sets group[d] = the group's length for the first child of each
 /// group (group[] zeroed before); a barrier must follow.
 ///
-/// The greedy, without one thread walking all 256 children (about 100
-/// cycles each, two dependent shared loads, while the block waited: most
-/// of round 0's histogram on a few buckets just above one block). Thread d
-/// finds where a group headed by child d would end (up to LOOKAHEAD
-/// children on: groups are short, a few children, with the measured costs)
-/// and the head after it; then one warp follows those links from the first
-/// head, one shared load per group, and finishes a longer group 32
-/// children at a time. `scratch` holds 2 * kDigits + 8 words. All kDigits
-/// threads call it.
+/// The greedy, in parallel. Thread d finds where a group headed by child d
+/// would end (up to LOOKAHEAD children on: groups are short, a few children,
+/// with the measured costs) and the head after it: a link. The heads of the
+/// greedy are the chain of links from the first head. One thread following
+/// the chain, one dependent shared load per group, kept the block's other
+/// warps at the barrier for most of the bucket's last span (a bucket of 256
+/// ungrouped children: about 180 steps). Instead the block doubles the
+/// links (jump[k][d]: the head 2^k groups after d) and thread i finds the
+/// chain's i-th head by composing them: 8 dependent loads. A head whose
+/// group runs past the lookahead stops the chain; one warp finishes that
+/// group 32 children at a time and the chain goes on after it.
+/// `scratch` holds kGroupScratchWords words. All kDigits threads call it.
+constexpr int kGroupJumpLevels = 8;  // 2^8 = kDigits: the longest chain
+constexpr int kGroupJumpStride = kDigits + 2;  // entries per level: the digits, the chain's end, padding
+constexpr int kGroupScratchWords = 2 * kDigits + kDigits / 32 + 2 + kGroupJumpLevels * kGroupJumpStride / 2;
 template <int LOOKAHEAD>
 __device__ __forceinline__ void group_children(const std::uint32_t* length, const std::uint32_t* start,
                                                std::uint32_t* group, std::uint32_t* scratch,
                                                std::uint32_t one_block_max, const std::uint64_t* cost_of_log2) {
+  static_assert(kDigits == 1 << kGroupJumpLevels, "one jump level per bit of a chain position");
   constexpr std::uint32_t kUnknown = 0xFFFFFFFFu;
+  constexpr std::uint16_t kEnd = kDigits;  // past the last head; jumps from it stay there
   std::uint32_t* next_head = scratch;            // [d]: the head after the group headed by d, or kUnknown
   std::uint32_t* run_length = scratch + kDigits;  // [d]: that group's keys
   std::uint32_t* head_words = scratch + 2 * kDigits;  // bit d: child d can head a group
+  std::uint32_t* chain = head_words + kDigits / 32;   // [0]: where the chain stopped, [1]: where it goes on
+  std::uint16_t* jump = reinterpret_cast<std::uint16_t*>(chain + 2);  // [level * kGroupJumpStride + d]
   const int d = threadIdx.x;
   const int lane = d % 32;
   const std::uint32_t n = length[d];
@@ -290,6 +320,10 @@ __device__ __forceinline__ void group_children(const std::uint32_t* length, cons
   const auto end_length = [&](int end, std::uint32_t head_start) {
     return (end < kDigits ? start[end] : bucket_length) - head_start;
   };
+  // Level 0: a known head links to the next head, an unknown one to itself
+  // (the chain stops there), a child that cannot head to the end (no chain
+  // reaches it).
+  std::uint16_t link = kEnd;
   if (can_head) {
     const std::uint32_t head_start = start[d];
     int k = d + 1;
@@ -299,32 +333,55 @@ __device__ __forceinline__ void group_children(const std::uint32_t* length, cons
       ++looked;
     }
     const bool known = k == kDigits || looked < LOOKAHEAD;
-    next_head[d] = known ? std::uint32_t(first_head_from(k)) : kUnknown;
+    const int after = known ? first_head_from(k) : d;
+    next_head[d] = known ? std::uint32_t(after) : kUnknown;
     run_length[d] = known ? end_length(k, head_start) : 0u;
+    link = std::uint16_t(after);
+  }
+  jump[d] = link;
+  if (d == 0) {
+#pragma unroll
+    for (int level = 0; level < kGroupJumpLevels; ++level) jump[level * kGroupJumpStride + kEnd] = kEnd;
   }
   __syncthreads();
-  if (d >= 32) return;
+#pragma unroll 1
+  for (int level = 1; level < kGroupJumpLevels; ++level) {
+    const std::uint16_t* from = jump + (level - 1) * kGroupJumpStride;
+    link = from[link];
+    jump[level * kGroupJumpStride + d] = link;
+    __syncthreads();
+  }
   int head = first_head_from(0);
   while (head < kDigits) {
-    const std::uint32_t next = next_head[head];
-    if (next != kUnknown) {
-      if (lane == 0) group[head] = run_length[head];
-      head = int(next);
-      continue;
-    }
-    // A group past the lookahead: the warp tries 32 children at a time.
-    const std::uint32_t head_start = start[head];
-    int end = kDigits;
-    for (int base = head + 1 + LOOKAHEAD; base < kDigits; base += 32) {
-      const int k = base + lane;
-      const std::uint32_t stops = __ballot_sync(~0u, k < kDigits && !joins(k, head_start));
-      if (stops != 0) {
-        end = base + __ffs(int(stops)) - 1;
-        break;
+    // Thread d finds the chain's d-th head from `head`.
+    int at = head;
+#pragma unroll
+    for (int level = 0; level < kGroupJumpLevels; ++level)
+      if ((d >> level) & 1) at = jump[level * kGroupJumpStride + at];
+    if (at < kDigits && next_head[at] != kUnknown) group[at] = run_length[at];
+    if (d == kDigits - 1) chain[0] = std::uint32_t(at);  // kEnd, or the unknown head the chain stopped at
+    __syncthreads();
+    const int stop = int(chain[0]);
+    if (stop >= kDigits) break;
+    if (d < 32) {
+      // A group past the lookahead: the warp tries 32 children at a time.
+      const std::uint32_t head_start = start[stop];
+      int end = kDigits;
+      for (int base = stop + 1 + LOOKAHEAD; base < kDigits; base += 32) {
+        const int k = base + lane;
+        const std::uint32_t stops = __ballot_sync(~0u, k < kDigits && !joins(k, head_start));
+        if (stops != 0) {
+          end = base + __ffs(int(stops)) - 1;
+          break;
+        }
+      }
+      if (lane == 0) {
+        group[stop] = end_length(end, head_start);
+        chain[1] = std::uint32_t(first_head_from(end));
       }
     }
-    if (lane == 0) group[head] = end_length(end, head_start);
-    head = first_head_from(end);
+    __syncthreads();
+    head = int(chain[1]);
   }
 }
 
@@ -337,7 +394,8 @@ __device__ __forceinline__ void group_children(const std::uint32_t* length, cons
 /// the span. The block of a bucket's last span then has the bucket's digit
 /// totals: it sets the digit bases, groups the children and routes them.
 template <class Policy, class Bits, class Value>
-__global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Policy::kMsdHistogramMinBlocks : 0)
+__global__ void __launch_bounds__(Policy::Msd::kThreads,
+                                      sizeof(Bits) == 4 ? Policy::kMsdHistogramMinBlocks : Policy::kMsdHistogramMinBlocks64)
     msd_histogram_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl, int num_rounds,
                          BlockClassLimits limits, PackTable pack) {
   if (!enter_dependent_kernel_if(msd_round_listed(lists, rl.round))) return;
@@ -356,6 +414,8 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
   __shared__ std::uint32_t next_span;
   __shared__ int flag;
   __shared__ unsigned long long span_differs;  // key bits in which the span's keys differ from the bucket's first
+  constexpr int kCachedBuckets = Policy::kMsdCachedBuckets;
+  __shared__ uint2 bucket_spans[kCachedBuckets];  // (first span, spans) of the round's first buckets
   if (sort_aborted(lists)) return;
 
   const std::uint32_t num_buckets = lists.counters->bucket_count[rl.round];
@@ -363,6 +423,13 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
   if (num_spans == 0) return;  // no large range this round: no tickets to take
   const int t = threadIdx.x;
   fill_range_costs(pack, cost_of_log2);  // the loop's first barrier publishes it
+  // The span -> bucket search reads shared memory instead of the bucket
+  // list: one global round trip less before each span's loads.
+  const bool cached = num_buckets <= std::uint32_t(kCachedBuckets);
+  if (cached)
+    for (std::uint32_t c = t; c < num_buckets; c += Shape::kThreads)
+      bucket_spans[c] = make_uint2(rl.buckets[c].span_base,
+                                   msd_spans(chunks_of(rl.buckets[c].task.length, kChunk), kSpan));
   for (;;) {
     // Spans are taken in order, so every span a look-back waits for
     // belongs to a block that is already running: no deadlock.
@@ -370,10 +437,18 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
     __syncthreads();
     const std::uint32_t span = next_span;
     if (span >= num_spans) break;
-    const int b = find_bucket<Shape::kThreads>(
-        rl.buckets, num_buckets,
-        [&](const Bucket& c) { return span - c.span_base < msd_spans(chunks_of(c.task.length, kChunk), kSpan); },
-        &bucket_slot);
+    int b;
+    if (cached) {
+      for (std::uint32_t c = t; c < num_buckets; c += Shape::kThreads)
+        if (span - bucket_spans[c].x < bucket_spans[c].y) bucket_slot = int(c);
+      __syncthreads();
+      b = bucket_slot;
+    } else {
+      b = find_bucket<Shape::kThreads>(
+          rl.buckets, num_buckets,
+          [&](const Bucket& c) { return span - c.span_base < msd_spans(chunks_of(c.task.length, kChunk), kSpan); },
+          &bucket_slot);
+    }
     const Task bucket = rl.buckets[b].task;
     const std::uint32_t first_span = rl.buckets[b].span_base;
     const std::uint32_t num_bucket_chunks = chunks_of(bucket.length, kChunk);
@@ -503,8 +578,7 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads, sizeof(Bits) == 4 ? Pol
       group[t] = 0;
       __syncthreads();
       // The span's chunk counts are written out: their rows are free.
-      static_assert(sizeof(chunk_counts) >= sizeof(std::uint32_t) * (2 * kDigits + kDigits / 32),
-                    "group_children's scratch");
+      static_assert(sizeof(chunk_counts) >= sizeof(std::uint32_t) * kGroupScratchWords, "group_children's scratch");
       group_children<Policy::kMsdGroupLookahead>(child_length, child_start, group, &chunk_counts[0][0], one_block_max,
                                                  cost_of_log2);
       __syncthreads();
