@@ -488,14 +488,21 @@ struct Sm90Policy {
   // How many children on each thread of the histogram's last span looks for
   // the end of a group it would head (group_children); a longer group is
   // finished by one warp, 32 children at a time. With kGroupCost below,
-  // groups are one to four children long.
+  // groups are one to four children long. The heads are then found by
+  // doubling the links between them, where one thread used to follow them
+  // while the block's other warps waited (ncu of fixed-65536: 19-23% of the
+  // histogram's warp samples at that barrier). Same-run A/B on the H200
+  // (bench/results/h200-2026-12-05-msd-histogram-ab.md), together with the
+  // children pushed by one atomic per list and warp: u32 pairs fixed-65536
+  // 0.527 -> 0.513 ms, fixed-2^20 0.532 -> 0.513, powerlaw 0.580 -> 0.533,
+  // one 2^24 segment 0.745 -> 0.725; bits [0, 16) fixed-65536 keys alone
+  // 0.340 -> 0.308, pairs 0.477 -> 0.437; u64 keys 1-4% faster.
   static constexpr int kMsdGroupLookahead = 16;
-  // Blocks per SM the histogram is compiled for with 32-bit keys (64-bit
-  // keys spill under that cap): it is latency bound, and
-  // uncapped it took 80 registers (3 blocks of 256 threads per SM); for 5
-  // it spilled.
+  // Blocks per SM the histogram is compiled for: it is latency bound.
+  // 32-bit keys: 4 (64 registers; uncapped 80, 3 blocks of 256 threads per
+  // SM; for 5 it spilled). 64-bit keys: 3 (80 registers, no spill;
+  // uncapped 88, 2 blocks per SM).
   static constexpr int kMsdHistogramMinBlocks = 4;
-  // 64-bit keys: 3 (80 registers; uncapped 88, 2 blocks per SM).
   static constexpr int kMsdHistogramMinBlocks64 = 3;
   // The MSD scatter with values: 512 threads x 8 items per 4096-key chunk,
   // compiled for 2 blocks per SM (64 registers). Only digits and ranks live
@@ -534,7 +541,10 @@ struct Sm90Policy {
   // global memory per chunk. Same-run A/B on the H200, u64 keys (whose one
   // chunk buffer left each global search exposed): fixed:65536 0.926 ->
   // 0.873 ms, one 2^24 segment 1.235 -> 1.164; keys alone fixed-65536
-  // 0.375 -> 0.369, one 2^26 segment 1.996 -> 1.960.
+  // 0.375 -> 0.369, one 2^26 segment 1.996 -> 1.960. The histogram finds
+  // each span's bucket the same way (its spans' ranges); alone that measured
+  // within noise (0.99-1.01x on the MSD rows), one global round trip of the
+  // several before a span's loads.
   static constexpr int kMsdCachedBuckets = 512;
   // Rounds of 8-bit digits, as many as the compared bits need up to this.
   // Two rounds leave children of 1/65536 of a segment with random keys, but
