@@ -80,6 +80,29 @@ __device__ __forceinline__ int find_bucket(const Bucket* buckets, std::uint32_t 
   return *shared_slot;
 }
 
+/// Copies a range (first, count) of each of the round's first CACHED
+/// buckets into `cached` (shared memory): range_of(bucket), the chunks the
+/// scatters take or the spans the histogram takes. A barrier must publish
+/// them before find_cached_bucket reads them.
+template <int THREADS, int CACHED, class RangeOf>
+__device__ __forceinline__ void cache_bucket_ranges(const Bucket* buckets, std::uint32_t num_buckets, uint2* cached,
+                                                    RangeOf range_of) {
+  for (std::uint32_t b = threadIdx.x; b < min(num_buckets, std::uint32_t(CACHED)); b += THREADS)
+    cached[b] = range_of(buckets[b]);
+}
+
+/// find_bucket over cache_bucket_ranges' copy (num_buckets <= CACHED): the
+/// bucket whose range holds `index`. All threads call it; it ends with a
+/// barrier.
+template <int THREADS>
+__device__ __forceinline__ int find_cached_bucket(const uint2* cached, std::uint32_t num_buckets, std::uint32_t index,
+                                                  int* shared_slot) {
+  for (std::uint32_t b = threadIdx.x; b < num_buckets; b += THREADS)
+    if (index - cached[b].x < cached[b].y) *shared_slot = int(b);
+  __syncthreads();
+  return *shared_slot;
+}
+
 /// Loads chunk [start, start + count) of `src_keys` in blocked order (the
 /// order the stable sort keeps), encodes the keys, counts their digits
 /// [low, low + bits) into s.histogram, and gives thread t the start of digit
@@ -138,16 +161,21 @@ __device__ __forceinline__ void sort_and_write_chunk(const SortData<Bits, Value>
   __syncthreads();  // the next chunk reuses the storage
 }
 
-/// Pushes a task onto a list; false when the list is full (a sizing bug).
-__device__ __forceinline__ bool push_task(Task* list, std::uint32_t* count, std::uint32_t capacity, const Task& task,
-                                          DeviceStatus* status) {
-  const std::uint32_t slot = atomicAdd(count, 1u);
+/// Stores a task in its slot of a list; false when the list is full (a
+/// sizing bug).
+__device__ __forceinline__ bool place_task(Task* list, std::uint32_t slot, std::uint32_t capacity, const Task& task,
+                                           DeviceStatus* status) {
   if (slot >= capacity) {
     report_error(status, StatusCode::workspace_too_small, slot, capacity);
     return false;
   }
   list[slot] = task;
   return true;
+}
+/// Pushes a task onto a list (one atomicAdd on its count).
+__device__ __forceinline__ bool push_task(Task* list, std::uint32_t* count, std::uint32_t capacity, const Task& task,
+                                          DeviceStatus* status) {
+  return place_task(list, atomicAdd(count, 1u), capacity, task, status);
 }
 
 /// push_task for the lanes of a warp that push at the same time: the lanes
@@ -162,12 +190,7 @@ __device__ __forceinline__ bool push_task_coalesced(Task* list, std::uint32_t* c
   std::uint32_t base = 0;
   if (int(threadIdx.x % 32) == leader) base = atomicAdd(count, std::uint32_t(__popc(peers)));
   const std::uint32_t slot = __shfl_sync(peers, base, leader) + std::uint32_t(__popc(peers & lanes_below()));
-  if (slot >= capacity) {
-    report_error(status, StatusCode::workspace_too_small, slot, capacity);
-    return false;
-  }
-  list[slot] = task;
-  return true;
+  return place_task(list, slot, capacity, task, status);
 }
 
 /// Decides what happens next to a child range of an MSD round.
@@ -427,9 +450,9 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads,
   // list: one global round trip less before each span's loads.
   const bool cached = num_buckets <= std::uint32_t(kCachedBuckets);
   if (cached)
-    for (std::uint32_t c = t; c < num_buckets; c += Shape::kThreads)
-      bucket_spans[c] = make_uint2(rl.buckets[c].span_base,
-                                   msd_spans(chunks_of(rl.buckets[c].task.length, kChunk), kSpan));
+    cache_bucket_ranges<Shape::kThreads, kCachedBuckets>(rl.buckets, num_buckets, bucket_spans, [](const Bucket& c) {
+      return make_uint2(c.span_base, msd_spans(chunks_of(c.task.length, kChunk), kSpan));
+    });
   for (;;) {
     // Spans are taken in order, so every span a look-back waits for
     // belongs to a block that is already running: no deadlock.
@@ -437,18 +460,12 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads,
     __syncthreads();
     const std::uint32_t span = next_span;
     if (span >= num_spans) break;
-    int b;
-    if (cached) {
-      for (std::uint32_t c = t; c < num_buckets; c += Shape::kThreads)
-        if (span - bucket_spans[c].x < bucket_spans[c].y) bucket_slot = int(c);
-      __syncthreads();
-      b = bucket_slot;
-    } else {
-      b = find_bucket<Shape::kThreads>(
-          rl.buckets, num_buckets,
-          [&](const Bucket& c) { return span - c.span_base < msd_spans(chunks_of(c.task.length, kChunk), kSpan); },
-          &bucket_slot);
-    }
+    const int b =
+        cached ? find_cached_bucket<Shape::kThreads>(bucket_spans, num_buckets, span, &bucket_slot)
+               : find_bucket<Shape::kThreads>(
+                     rl.buckets, num_buckets,
+                     [&](const Bucket& c) { return span - c.span_base < msd_spans(chunks_of(c.task.length, kChunk), kSpan); },
+                     &bucket_slot);
     const Task bucket = rl.buckets[b].task;
     const std::uint32_t first_span = rl.buckets[b].span_base;
     const std::uint32_t num_bucket_chunks = chunks_of(bucket.length, kChunk);
@@ -612,14 +629,14 @@ struct MsdChunk {
   int low, bits;        // the round's digit of this bucket: bits [low, low + bits)
 };
 
-/// Reads the chunk range (first chunk, chunk count) of each of the round's
-/// first CACHED buckets into `cached` (shared memory), for msd_chunk, whose
-/// first barrier publishes them.
+/// cache_bucket_ranges of the scatters: each bucket's chunks (first chunk,
+/// chunk count), for msd_chunk, whose first barrier publishes them.
 template <int THREADS, int CACHED>
 __device__ __forceinline__ void cache_bucket_chunks(const RoundLists& rl, std::uint32_t num_buckets,
                                                     std::uint32_t chunk_items, uint2* cached) {
-  for (std::uint32_t b = threadIdx.x; b < min(num_buckets, std::uint32_t(CACHED)); b += THREADS)
-    cached[b] = make_uint2(rl.buckets[b].chunk_base, chunks_of(rl.buckets[b].task.length, chunk_items));
+  cache_bucket_ranges<THREADS, CACHED>(rl.buckets, num_buckets, cached, [&](const Bucket& b) {
+    return make_uint2(b.chunk_base, chunks_of(b.task.length, chunk_items));
+  });
 }
 
 /// Finds chunk `chunk`'s bucket (all threads call it; it starts with a
@@ -634,10 +651,7 @@ __device__ __forceinline__ MsdChunk msd_chunk(const RoundLists& rl, std::uint32_
   MsdChunk c;
   if (CACHED > 0 && num_buckets <= std::uint32_t(CACHED)) {
     __syncthreads();
-    for (std::uint32_t b = threadIdx.x; b < num_buckets; b += THREADS)
-      if (chunk - cached[b].x < cached[b].y) *shared_slot = int(b);
-    __syncthreads();
-    c.bucket = *shared_slot;
+    c.bucket = find_cached_bucket<THREADS>(cached, num_buckets, chunk, shared_slot);
   } else {
     c.bucket = find_bucket<THREADS>(
         rl.buckets, num_buckets,
