@@ -16,12 +16,24 @@ builds=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do builds+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
 mkdir -p "$out/runs"
+names=(); for build in "${builds[@]}"; do names+=("${build%%=*}"); done
+# The table is written however the script ends: a `timeout` around it
+# (SIGTERM) still leaves the passes that finished in one table, instead of
+# none. Each bench runs in the background so that the signal is taken at
+# once rather than after the running bench.
+running=""
+write_table() {
+  [ -n "$running" ] && kill "$running" 2>/dev/null
+  python3 "$(dirname "$0")/ab_table.py" "$out/runs" "${names[@]}" | tee "$out/ab.md"
+}
+trap write_table EXIT
+trap 'echo "ab: interrupted; the table holds the passes that finished" >&2; exit 143' TERM INT
 for pass in $(seq 1 "$passes"); do
   for build in "${builds[@]}"; do
     name="${build%%=*}"; bench="${build#*=}"
-    "$bench" "$@" --out "$out/runs/$name-$pass" >/dev/null 2>"$out/runs/$name-$pass.progress.txt"
-    echo "ab: $name pass $pass: exit $?" >&2
+    "$bench" "$@" --out "$out/runs/$name-$pass" >/dev/null 2>"$out/runs/$name-$pass.progress.txt" &
+    running=$!
+    wait "$running"; rc=$?; running=""
+    echo "ab: $name pass $pass: exit $rc" >&2
   done
 done
-names=(); for build in "${builds[@]}"; do names+=("${build%%=*}"); done
-python3 "$(dirname "$0")/ab_table.py" "$out/runs" "${names[@]}" | tee "$out/ab.md"
