@@ -777,6 +777,150 @@ void check_warp_stable_merge_sort(Rng& rng, int mode) {
   }
 }
 
+/// A warp's merge scratch on the host: every access is checked against the
+/// size that merge_scratch_words gives the device, and unwritten words hold
+/// a poison value, so a merge that took one would sort wrongly. (Host and
+/// device, as the merge code that indexes it is.)
+template <class T>
+struct CheckedScratch {
+  std::vector<T> words;
+  T dummy{};
+  int out_of_range = 0;
+  CheckedScratch(std::size_t size, T poison) : words(size, poison) {}
+  struct Span {
+    T* data;
+    int size;
+    T* dummy;
+    int* out_of_range;
+    __host__ __device__ T& operator[](int i) const {
+      if (i >= 0 && i < size) return data[i];
+      ++*out_of_range;
+      return *dummy;
+    }
+  };
+  Span span() { return Span{words.data(), int(words.size()), &dummy, &out_of_range}; }
+};
+
+/// The merge levels of subwarp_(stable_)merge_sort run on the host, one
+/// lane after another between the warp's synchronisations, with the very
+/// per-lane code the device runs (store_merge_run, merge_run_pair).
+template <int GROUP, int ITEMS, int WIDTH, bool VALUES, class Key, class Value, class Less>
+void host_merge_levels(Key (&key)[32][ITEMS], Value (&value)[32][ITEMS], typename CheckedScratch<Key>::Span key_scratch,
+                       typename CheckedScratch<Value>::Span value_scratch, Less less) {
+  namespace wd = tilesort::warp::detail;
+  if constexpr (WIDTH < GROUP * ITEMS) {
+    for (int lane = 0; lane < 32; ++lane)
+      wd::store_merge_run<ITEMS, VALUES>(key[lane], value[lane], key_scratch, value_scratch, lane * ITEMS);
+    for (int lane = 0; lane < 32; ++lane)
+      wd::merge_run_pair<ITEMS, WIDTH, VALUES>(key[lane], value[lane], key_scratch, value_scratch,
+                                               (lane / GROUP) * (GROUP * ITEMS), lane % GROUP, less);
+    host_merge_levels<GROUP, ITEMS, 2 * WIDTH, VALUES>(key, value, key_scratch, value_scratch, less);
+  }
+}
+
+/// One warp of GROUP * ITEMS-item groups through the host merge: keys from
+/// `make_key`, values their input index, compared under `mask`; the lanes'
+/// runs are sorted first as the device sorts them (the stable form's
+/// transposition, or Batcher's network for the unstable one where ITEMS is
+/// a power of two). Checked against std::stable_sort per group.
+template <class Key, class Value, int GROUP, int ITEMS, bool STABLE, class MakeKey>
+void check_host_merge(Key mask, MakeKey make_key, const char* what) {
+  namespace wd = tilesort::warp::detail;
+  constexpr int kGroupItems = GROUP * ITEMS;
+  Key key[32][ITEMS];
+  Value value[32][ITEMS];
+  std::vector<Key> in(32 * ITEMS);
+  for (int i = 0; i < 32 * ITEMS; ++i) in[std::size_t(i)] = make_key(i);
+  for (int lane = 0; lane < 32; ++lane)
+    for (int r = 0; r < ITEMS; ++r) {
+      key[lane][r] = in[std::size_t(lane * ITEMS + r)];
+      value[lane][r] = Value(lane * ITEMS + r);
+    }
+  const auto less = [mask](Key x, Key y) { return (x & mask) < (y & mask); };
+  for (int lane = 0; lane < 32; ++lane) {
+    if constexpr (!STABLE && (ITEMS & (ITEMS - 1)) == 0) wd::odd_even_merge_sort<ITEMS>(key[lane]);
+    else wd::transposition_sort<ITEMS, true>(key[lane], value[lane], less);
+  }
+  CheckedScratch<Key> key_scratch(std::size_t(tilesort::warp::merge_scratch_words<ITEMS, Key>()), Key(0x5A5A5A5Au));
+  CheckedScratch<Value> value_scratch(std::size_t(tilesort::warp::merge_scratch_words<ITEMS, Value>()),
+                                      Value(0xA5A5A5A5u));
+  host_merge_levels<GROUP, ITEMS, ITEMS, STABLE>(key, value, key_scratch.span(), value_scratch.span(), less);
+  ASSERT_EQ(key_scratch.out_of_range, 0) << what << ": key scratch read or written outside its "
+                                         << key_scratch.words.size() << " words";
+  ASSERT_EQ(value_scratch.out_of_range, 0) << what << ": value scratch accessed outside its size";
+  std::vector<int> order(32 * ITEMS);
+  for (int i = 0; i < 32 * ITEMS; ++i) order[std::size_t(i)] = i;
+  for (int g = 0; g < 32 * ITEMS; g += kGroupItems)
+    std::stable_sort(order.begin() + g, order.begin() + g + kGroupItems,
+                     [&](int a, int b) { return less(in[std::size_t(a)], in[std::size_t(b)]); });
+  for (int i = 0; i < 32 * ITEMS; ++i) {
+    const Key got = key[i / ITEMS][i % ITEMS];
+    const Key want = in[std::size_t(order[std::size_t(i)])];
+    // The unstable form compares whole words: equal words are identical.
+    ASSERT_EQ(got, want) << what << ", " << GROUP << " lanes x " << ITEMS << ", " << sizeof(Key) * 8
+                         << "-bit keys: item " << i % kGroupItems << " of group " << i / kGroupItems;
+    if (STABLE)
+      ASSERT_EQ(value[i / ITEMS][i % ITEMS], Value(order[std::size_t(i)]))
+          << what << ", " << GROUP << " lanes x " << ITEMS << ": value of item " << i % kGroupItems << " of group "
+          << i / kGroupItems;
+  }
+}
+
+template <class Key, class Value, int GROUP, int ITEMS, bool STABLE>
+void check_host_merge_inputs(Rng& rng) {
+  constexpr int kGroupItems = GROUP * ITEMS;
+  const Key all = ~Key(0);
+  SCOPED_TRACE(::testing::Message() << tstest::seed_message());
+  ASSERT_NO_FATAL_FAILURE((check_host_merge<Key, Value, GROUP, ITEMS, STABLE>(
+      all, [&](int) { return Key(rng()) << (sizeof(Key) * 8 - 32) ^ Key(rng()); }, "uniform")));
+  ASSERT_NO_FATAL_FAILURE((check_host_merge<Key, Value, GROUP, ITEMS, STABLE>(
+      all, [&](int) { return Key(rng() % 5 == 4 ? all : Key(rng() % 5)); }, "few distinct, all-ones")));
+  ASSERT_NO_FATAL_FAILURE(
+      (check_host_merge<Key, Value, GROUP, ITEMS, STABLE>(all, [](int) { return Key(7); }, "all equal")));
+  ASSERT_NO_FATAL_FAILURE((check_host_merge<Key, Value, GROUP, ITEMS, STABLE>(
+      all, [](int i) { return Key(i % kGroupItems); }, "presorted")));
+  ASSERT_NO_FATAL_FAILURE((check_host_merge<Key, Value, GROUP, ITEMS, STABLE>(
+      all, [](int i) { return Key(kGroupItems - i % kGroupItems); }, "reversed")));
+  // Runs that exhaust at once: every key of a lane's first half below every
+  // key of its second half, in each pair of runs at every level.
+  ASSERT_NO_FATAL_FAILURE((check_host_merge<Key, Value, GROUP, ITEMS, STABLE>(
+      all, [](int i) { return Key((i % kGroupItems) % 2 == 0 ? i % kGroupItems : kGroupItems + i % kGroupItems); },
+      "interleaved")));
+  if constexpr (STABLE) {
+    ASSERT_NO_FATAL_FAILURE((check_host_merge<Key, Value, GROUP, ITEMS, STABLE>(
+        Key(0x3Cu), [&](int) { return Key(rng()); }, "masked to bits [2, 6)")));
+  }
+}
+
+// The merge levels on the host, with the device's per-lane code: every shape
+// the library and the tests above use, both forms, 32- and 64-bit keys, and
+// scratch accesses checked against merge_scratch_words (a run's head is read
+// without clamping, into the scratch's spare word at the end).
+TEST(WarpMergeSort, LevelsOnTheHostMatchAStableSort) {
+  Rng rng(tstest::test_seed());
+  for (int rep = 0; rep < 8; ++rep) {
+    // Unstable form (words), the library's shapes first.
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint32_t, std::uint32_t, 8, 8, false>(rng)));
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint32_t, std::uint32_t, 16, 8, false>(rng)));
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint32_t, std::uint32_t, 16, 7, false>(rng)));
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint64_t, std::uint32_t, 16, 8, false>(rng)));
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint64_t, std::uint32_t, 32, 4, false>(rng)));
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint64_t, std::uint32_t, 2, 16, false>(rng)));
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint32_t, std::uint32_t, 32, 8, false>(rng)));
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint32_t, std::uint32_t, 16, 5, false>(rng)));
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint64_t, std::uint32_t, 16, 6, false>(rng)));
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint32_t, std::uint32_t, 4, 3, false>(rng)));
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint32_t, std::uint32_t, 32, 1, false>(rng)));
+    // Stable form: keys with 32- or 64-bit values.
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint32_t, std::uint32_t, 16, 7, true>(rng)));
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint32_t, std::uint32_t, 16, 8, true>(rng)));
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint32_t, std::uint64_t, 8, 5, true>(rng)));
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint32_t, std::uint64_t, 8, 8, true>(rng)));
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint64_t, std::uint32_t, 32, 3, true>(rng)));
+    ASSERT_NO_FATAL_FAILURE((check_host_merge_inputs<std::uint32_t, std::uint32_t, 1, 9, true>(rng)));
+  }
+}
+
 // Batcher's network in registers, by the 0-1 principle: a comparator network
 // sorts every input if it sorts every input of zeros and ones.
 TEST(WarpMergeSort, RegisterNetworkSortsEveryBinaryInput) {

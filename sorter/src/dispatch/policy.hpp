@@ -116,6 +116,15 @@ struct Sm90Policy {
     // 0.136. Giving 33..64 a kernel too took fixed-64 u32 pairs to 0.206 but
     // tiles16-1M keys alone from 0.114 to 0.124.
     static constexpr bool own_kernel(int size_class) { return size_class == kClassWarp128; }
+    // Blocks per SM that the 65..128 class's kernel is compiled for when it
+    // merges 32-bit keys alone over every bit (words that are the keys:
+    // nothing gathered): 40 registers with no spill, 48 warps per SM. CUB's
+    // medium-segment merge of the same shape runs at 40 registers and 70%
+    // warps active; ours, at kMinBlocks, at 36% (ncu at 73c31c4, fixed-96).
+    // Narrow words (which gather afterwards) spill there (52 bytes at 5
+    // blocks per SM), and the networks of keys with positions hold more, so
+    // they keep kMinBlocks.
+    static constexpr int kClassKeysMinBlocks = 6;
     // The walk's shapes for keys of KEY_BYTES and values of VALUE_BYTES (0:
     // none).
     template <int KEY_BYTES, int VALUE_BYTES>

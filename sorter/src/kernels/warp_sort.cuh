@@ -408,12 +408,19 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks)
     walk_segments<Tuning, WALK_MAX, WORDS>(data, pack, batch * 32, num_segments);
 }
 
+/// Blocks per SM a warp class's own kernel is compiled for: more where it
+/// merges 32-bit keys alone (Tuning::kClassKeysMinBlocks).
+template <class Tuning, WarpWords WORDS, class Bits>
+constexpr int warp_class_min_blocks() {
+  return WORDS == WarpWords::keys && sizeof(Bits) == 4 ? Tuning::kClassKeysMinBlocks : Tuning::kMinBlocks;
+}
+
 /// A warp class with a kernel of its own (Tuning::own_kernel): its code,
 /// registers and shared scratch apart from the list kernel's. It overlaps
 /// the list kernel, which waited for everything before it, as the one-block
 /// classes do: its ranges are its own.
 template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
-__global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks)
+__global__ void __launch_bounds__(Tuning::kThreads, (warp_class_min_blocks<Tuning, WORDS, Bits>()))
     warp_class_kernel(SortData<Bits, Value> data, WorkLists lists) {
   static_assert(Tuning::own_kernel(CLASS), "the list kernel sorts this class");
   enter_overlapped_kernel();

@@ -46,12 +46,23 @@ namespace warp {
 
 namespace detail {
 
-/// One spare word after every 128 bytes: a group's blocked stores
-/// (lane g writes words g * ITEMS + r) then hit distinct banks for
-/// ITEMS <= 16 with 4-byte words and ITEMS <= 8 with 8-byte words.
-template <class Word>
+/// Whether a warp's merge scratch keeps one spare word after every 128
+/// bytes. A group's lanes store their runs blocked (lane g writes words
+/// g * ITEMS + r), so with ITEMS even the lanes of one store collide on
+/// banks; the spare word spreads them (distinct banks for ITEMS <= 16 with
+/// 4-byte words, ITEMS <= 8 with 8-byte words). With ITEMS odd the stride
+/// already reaches every bank, and the padding would only cost each address
+/// its arithmetic.
+template <int ITEMS>
+constexpr bool kMergeScratchPadded = ITEMS % 2 == 0;
+
+/// Where word i of a warp's merge scratch lives (i >= 0).
+template <int ITEMS, class Word>
 TILESORT_HD constexpr int merge_slot(int i) {
-  return i + i / int(128 / sizeof(Word));
+  constexpr int kShift = sizeof(Word) == 4 ? 5 : 4;  // log2 of the words in 128 bytes
+  static_assert(sizeof(Word) == 4 || sizeof(Word) == 8, "4- or 8-byte words");
+  if constexpr (kMergeScratchPadded<ITEMS>) return i + int(unsigned(i) >> kShift);
+  else return i;
 }
 
 /// Batcher's odd-even merge of registers [LO, HI] (inclusive) at stride R.
@@ -92,10 +103,14 @@ struct OddEvenMergeSort {
 /// stable (only neighbours swap, and only when strictly out of order): N
 /// rounds, N * (N - 1) / 2 compare-exchanges. Keys and values move together.
 template <int N, bool VALUES, class Key, class Value, class Less>
-__device__ __forceinline__ void transposition_sort(Key (&key)[N], Value (&value)[N], Less less) {
+TILESORT_HD void transposition_sort(Key (&key)[N], Value (&value)[N], Less less) {
+#if defined(__CUDA_ARCH__)
 #pragma unroll
+#endif
   for (int round = 0; round < N; ++round) {
+#if defined(__CUDA_ARCH__)
 #pragma unroll
+#endif
     for (int i = round & 1; i + 1 < N; i += 2) {
       const bool swap = less(key[i + 1], key[i]);
       const Key k = swap ? key[i + 1] : key[i];
@@ -123,68 +138,96 @@ TILESORT_HD void odd_even_merge_sort(Word (&w)[N]) {
 
 /// Words of shared memory a merge sort of ITEMS per lane needs per warp for
 /// one plane of Word (keys or words; subwarp_stable_merge_sort's values take
-/// a second plane of their own type).
+/// a second plane of their own type). The last word is never written: a
+/// lane's merge reads the head of each run without clamping it into the
+/// run, so the head after the warp's last item lands there and is never
+/// taken.
 template <int ITEMS, class Word>
 constexpr int merge_scratch_words() {
-  return 32 * ITEMS + (32 * ITEMS) / int(128 / sizeof(Word)) + 1;
+  return detail::merge_slot<ITEMS, Word>(32 * ITEMS) + 1;
 }
 
 namespace detail {
 
+/// One lane's part of a merge level, before the warp synchronises: its run
+/// of ITEMS sorted items goes to the scratch, from item `first` (the lane's
+/// first item in the warp).
+template <int ITEMS, bool VALUES, class Key, class Value, class KeyScratch, class ValueScratch>
+TILESORT_HD void store_merge_run(const Key (&key)[ITEMS], const Value (&value)[ITEMS], KeyScratch&& key_scratch,
+                                 ValueScratch&& value_scratch, int first) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int r = 0; r < ITEMS; ++r) {
+    key_scratch[merge_slot<ITEMS, Key>(first + r)] = key[r];
+    if constexpr (VALUES) value_scratch[merge_slot<ITEMS, Value>(first + r)] = value[r];
+  }
+}
+
+/// One lane's part of a merge level after the warp has stored its runs:
+/// the lane's ITEMS outputs of the merge of the pair of WIDTH-item runs
+/// they fall in. The group's items start at `group_first` in the scratch;
+/// the lane's outputs are its group's items [lane_in_group * ITEMS, + ITEMS).
+/// Stable: on equal keys run A (earlier input) goes first, in the search and
+/// in the merge. Reads only the scratch, so lanes may run in any order.
+template <int ITEMS, int WIDTH, bool VALUES, class Key, class Value, class KeyScratch, class ValueScratch, class Less>
+TILESORT_HD void merge_run_pair(Key (&key)[ITEMS], Value (&value)[ITEMS], KeyScratch&& key_scratch,
+                                ValueScratch&& value_scratch, int group_first, int lane_in_group, Less less) {
+  const auto key_at = [&](int i) { return key_scratch[merge_slot<ITEMS, Key>(i)]; };
+  const int mine = lane_in_group * ITEMS;  // this lane's first output in the group
+  // The pair: A = [a0, a_end), B = [a_end, b_end), as items of the warp's
+  // scratch; diag = outputs of the pair before this lane's first one.
+  // (WIDTH is a constant: no division at run time.)
+  const int pair = (ITEMS & (ITEMS - 1)) == 0 ? mine & ~(2 * WIDTH - 1) : (mine / (2 * WIDTH)) * (2 * WIDTH);
+  const int a0 = group_first + pair;
+  const int a_end = a0 + WIDTH;
+  const int b_end = a_end + WIDTH;
+  const int diag = mine - pair;
+  // Merge path: how many of the first `diag` outputs come from A (B's item
+  // goes first only when strictly smaller: A first on ties).
+  int lo = diag > WIDTH ? diag - WIDTH : 0;
+  int hi = diag < WIDTH ? diag : WIDTH;
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (less(key_at(a_end + diag - 1 - mid), key_at(a0 + mid))) hi = mid;
+    else lo = mid + 1;
+  }
+  int i = a0 + lo;            // next of A
+  int j = a_end + diag - lo;  // next of B
+  // The heads of both runs, read without clamping: an exhausted run's head
+  // is the other run's first item or the item after the pair (at most the
+  // scratch's spare last word), and it is never taken.
+  Key a = key_at(i);
+  Key b = key_at(j);
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int r = 0; r < ITEMS; ++r) {
+    const bool take_b = j < b_end && (i >= a_end || less(b, a));
+    key[r] = take_b ? b : a;
+    if constexpr (VALUES) value[r] = value_scratch[merge_slot<ITEMS, Value>(take_b ? j : i)];
+    if (take_b) ++j;
+    else ++i;
+    // One load per step: the new head of the run that advanced.
+    const Key next = key_at(take_b ? j : i);
+    if (take_b) b = next;
+    else a = next;
+  }
+}
+
 /// The merge levels shared by both forms: runs of ITEMS sorted words per
-/// lane double log2(GROUP) times. Stable: on equal keys run A (earlier
-/// input) goes first, in the search and in the merge.
-template <int GROUP, int ITEMS, bool VALUES, class Key, class Value, class Less>
+/// lane double log2(GROUP) times.
+template <int GROUP, int ITEMS, int WIDTH, bool VALUES, class Key, class Value, class Less>
 __device__ __forceinline__ void merge_levels(Key (&key)[ITEMS], Value (&value)[ITEMS], Key* key_scratch,
                                              Value* value_scratch, int lane_in_group, Less less) {
-  constexpr int kGroupItems = GROUP * ITEMS;
-  // Items of this lane's group start at group_base in the warp's scratch.
-  const int group_base = (int(threadIdx.x % 32) / GROUP) * kGroupItems;
-  const int mine = lane_in_group * ITEMS;  // first item of this lane in the group
-  const auto key_at = [&](int i) { return key_scratch[merge_slot<Key>(group_base + i)]; };
-#pragma unroll
-  for (int width = ITEMS; width < kGroupItems; width *= 2) {
-#pragma unroll
-    for (int r = 0; r < ITEMS; ++r) {
-      key_scratch[merge_slot<Key>(group_base + mine + r)] = key[r];
-      if constexpr (VALUES) value_scratch[merge_slot<Value>(group_base + mine + r)] = value[r];
-    }
+  if constexpr (WIDTH < GROUP * ITEMS) {
+    // Items of this lane's group start at group_first in the warp's scratch.
+    const int group_first = (int(threadIdx.x % 32) / GROUP) * (GROUP * ITEMS);
+    store_merge_run<ITEMS, VALUES>(key, value, key_scratch, value_scratch, group_first + lane_in_group * ITEMS);
     __syncwarp();
-    // The pair of runs this lane's outputs come from: A = [a0, a0 + width),
-    // B = [a0 + width, a0 + 2 * width); diag = outputs of the pair before
-    // this lane's first one. (width is a constant: no division at run time.)
-    const int a0 = (ITEMS & (ITEMS - 1)) == 0 ? mine & ~(2 * width - 1) : (mine / (2 * width)) * (2 * width);
-    const int b0 = a0 + width;
-    const int diag = mine - a0;
-    // Merge path: how many of the first `diag` outputs come from A (B's
-    // item goes first only when strictly smaller: A first on ties).
-    int lo = diag > width ? diag - width : 0;
-    int hi = diag < width ? diag : width;
-    while (lo < hi) {
-      const int mid = (lo + hi) >> 1;
-      if (less(key_at(b0 + diag - 1 - mid), key_at(a0 + mid))) hi = mid;
-      else lo = mid + 1;
-    }
-    int i = lo;          // next of A
-    int j = diag - lo;   // next of B
-    // Heads of both runs; an exhausted run's head is never taken.
-    Key a = key_at(a0 + (i < width ? i : width - 1));
-    Key b = key_at(b0 + (j < width ? j : width - 1));
-#pragma unroll
-    for (int r = 0; r < ITEMS; ++r) {
-      const bool take_b = j < width && (i >= width || less(b, a));
-      key[r] = take_b ? b : a;
-      if constexpr (VALUES) value[r] = value_scratch[merge_slot<Value>(group_base + (take_b ? b0 + j : a0 + i))];
-      if (take_b) ++j;
-      else ++i;
-      // One load per step: the new head of the run that advanced (clamped
-      // into the run; a head past its run's end is never taken).
-      const int next = take_b ? b0 + (j < width ? j : width - 1) : a0 + (i < width ? i : width - 1);
-      const Key w = key_at(next);
-      if (take_b) b = w;
-      else a = w;
-    }
+    merge_run_pair<ITEMS, WIDTH, VALUES>(key, value, key_scratch, value_scratch, group_first, lane_in_group, less);
     __syncwarp();  // every read of this level before the next level's stores
+    merge_levels<GROUP, ITEMS, 2 * WIDTH, VALUES>(key, value, key_scratch, value_scratch, lane_in_group, less);
   }
 }
 
@@ -213,8 +256,8 @@ __device__ __forceinline__ void subwarp_merge_sort(Word (&word)[ITEMS], Word* wa
   // compare-exchanges where it applies.
   if constexpr ((ITEMS & (ITEMS - 1)) == 0) detail::odd_even_merge_sort<ITEMS>(word);
   else detail::transposition_sort<ITEMS, false>(word, none, less);
-  detail::merge_levels<GROUP, ITEMS, false>(word, none, warp_scratch, static_cast<detail::NoMergeValue*>(nullptr),
-                                           lane_in_group, less);
+  detail::merge_levels<GROUP, ITEMS, ITEMS, false>(word, none, warp_scratch,
+                                                  static_cast<detail::NoMergeValue*>(nullptr), lane_in_group, less);
 }
 
 namespace detail {
@@ -228,7 +271,7 @@ __device__ __forceinline__ void stable_merge_sort(Key (&key)[ITEMS], Value (&val
   static_assert(ITEMS >= 1, "ITEMS >= 1");
   const auto less = [mask](Key x, Key y) { return (x & mask) < (y & mask); };
   transposition_sort<ITEMS, VALUES>(key, value, less);
-  merge_levels<GROUP, ITEMS, VALUES>(key, value, key_scratch, value_scratch, lane_in_group, less);
+  merge_levels<GROUP, ITEMS, ITEMS, VALUES>(key, value, key_scratch, value_scratch, lane_in_group, less);
 }
 
 }  // namespace detail
