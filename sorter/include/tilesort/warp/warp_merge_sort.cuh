@@ -41,6 +41,15 @@
 
 #include "tilesort/thread/sort_word.cuh"  // TILESORT_HD, thread::compare_exchange
 
+// Loops over compile-time bounds, unrolled where they run on the device (the
+// per-lane halves of a level also run on the host, whose compilers do not
+// know the pragma). Undefined at the end of this header.
+#if defined(__CUDA_ARCH__)
+#define TILESORT_MERGE_UNROLL _Pragma("unroll")
+#else
+#define TILESORT_MERGE_UNROLL
+#endif
+
 namespace tilesort {
 namespace warp {
 
@@ -76,9 +85,7 @@ struct OddEvenMerge {
     if constexpr (kStep < HI - LO) {
       OddEvenMerge<LO, HI, kStep>::apply(w);
       OddEvenMerge<LO + R, HI, kStep>::apply(w);
-#if defined(__CUDA_ARCH__)  // host compilers do not know the pragma
-#pragma unroll
-#endif
+      TILESORT_MERGE_UNROLL
       for (int i = LO + R; i < HI - R; i += kStep) thread::compare_exchange(w[i], w[i + R], true);
     } else {
       thread::compare_exchange(w[LO], w[LO + R], true);
@@ -104,13 +111,9 @@ struct OddEvenMergeSort {
 /// rounds, N * (N - 1) / 2 compare-exchanges. Keys and values move together.
 template <int N, bool VALUES, class Key, class Value, class Less>
 TILESORT_HD void transposition_sort(Key (&key)[N], Value (&value)[N], Less less) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+  TILESORT_MERGE_UNROLL
   for (int round = 0; round < N; ++round) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+    TILESORT_MERGE_UNROLL
     for (int i = round & 1; i + 1 < N; i += 2) {
       const bool swap = less(key[i + 1], key[i]);
       const Key k = swap ? key[i + 1] : key[i];
@@ -155,9 +158,7 @@ namespace detail {
 template <int ITEMS, bool VALUES, class Key, class Value, class KeyScratch, class ValueScratch>
 TILESORT_HD void store_merge_run(const Key (&key)[ITEMS], const Value (&value)[ITEMS], KeyScratch&& key_scratch,
                                  ValueScratch&& value_scratch, int first) {
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+  TILESORT_MERGE_UNROLL
   for (int r = 0; r < ITEMS; ++r) {
     key_scratch[merge_slot<ITEMS, Key>(first + r)] = key[r];
     if constexpr (VALUES) value_scratch[merge_slot<ITEMS, Value>(first + r)] = value[r];
@@ -199,9 +200,7 @@ TILESORT_HD void merge_run_pair(Key (&key)[ITEMS], Value (&value)[ITEMS], KeyScr
   // scratch's spare last word), and it is never taken.
   Key a = key_at(i);
   Key b = key_at(j);
-#if defined(__CUDA_ARCH__)
-#pragma unroll
-#endif
+  TILESORT_MERGE_UNROLL
   for (int r = 0; r < ITEMS; ++r) {
     const bool take_b = j < b_end && (i >= a_end || less(b, a));
     key[r] = take_b ? b : a;
@@ -302,3 +301,5 @@ __device__ __forceinline__ void subwarp_stable_merge_sort(Key (&key)[ITEMS], Key
 
 }  // namespace warp
 }  // namespace tilesort
+
+#undef TILESORT_MERGE_UNROLL
