@@ -144,12 +144,33 @@ Status match_cuda_device(DeviceMatchReport* report) noexcept {
     }
   }
   try {
-    // The Status message is short (it never allocates); keep the names and
-    // UUIDs, which are what tells the devices apart. The report has it all.
-    std::string text = "Vulkan device '" + report->vulkan_name + "' (UUID " + to_string(report->vulkan_uuid) +
-                       ") is none of the " + std::to_string(report->cuda_devices.size()) + " CUDA device(s):";
-    for (const auto& d : report->cuda_devices)
-      text += " #" + std::to_string(d.ordinal) + " '" + d.name + "' " + to_string(d.uuid) + ";";
+    // Status's message has a fixed capacity (it never allocates), and a cut
+    // one could end inside a UUID, which is what tells the devices apart. So
+    // the message drops the CUDA devices' names, then devices, until it
+    // fits; the report has everything.
+    const auto shortened = [](const std::string& name) {
+      constexpr std::size_t kNameMax = 48;
+      return name.size() <= kNameMax ? name : name.substr(0, kNameMax - 3) + "...";
+    };
+    const std::string head = "Vulkan device '" + shortened(report->vulkan_name) + "' (UUID " +
+                             to_string(report->vulkan_uuid) + ") is none of the " +
+                             std::to_string(report->cuda_devices.size()) + " CUDA device(s):";
+    const std::size_t budget = Status::kMessageCapacity - 1 - std::strlen(to_string(StatusCode::device_mismatch)) - 2;
+    const auto listed = [&](bool with_names, std::size_t devices) {
+      std::string text = head;
+      for (std::size_t i = 0; i < devices; ++i) {
+        const auto& d = report->cuda_devices[i];
+        text += " #" + std::to_string(d.ordinal) + (with_names ? " '" + shortened(d.name) + "'" : std::string()) +
+                " " + to_string(d.uuid) + ";";
+      }
+      if (devices < report->cuda_devices.size())
+        text += " and " + std::to_string(report->cuda_devices.size() - devices) + " more (see the report)";
+      return text;
+    };
+    const std::size_t all = report->cuda_devices.size();
+    std::string text = listed(true, all);
+    if (text.size() > budget) text = listed(false, all);
+    for (std::size_t devices = all; text.size() > budget && devices > 0; --devices) text = listed(false, devices - 1);
     return Status(StatusCode::device_mismatch, text.c_str());
   } catch (...) {
     return Status(StatusCode::device_mismatch, "no CUDA device has the Vulkan device's UUID");

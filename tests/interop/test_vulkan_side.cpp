@@ -81,6 +81,61 @@ TEST(VulkanSide, DeviceMismatchMessageNamesBothSides) {
   EXPECT_NE(std::string(s.what()).find("none of the 0 CUDA device(s)"), std::string::npos) << s.what();
 }
 
+// Status's message has a fixed capacity: the mismatch message must shrink to
+// fit it (names, then devices) rather than be cut inside a UUID.
+TEST(VulkanSide, DeviceMismatchMessageFitsWithLongNamesAndManyDevices) {
+  const auto uuid_of = [](std::uint8_t first) {
+    ti::DeviceUuid uuid{};
+    for (int i = 0; i < 16; ++i) uuid[i] = std::uint8_t(first + i);
+    return uuid;
+  };
+  const auto fits_uncut = [](const Status& s) {
+    return std::strlen(s.what()) < Status::kMessageCapacity - 1;
+  };
+  ti::DeviceMatchReport report;
+  report.vulkan_name = "NVIDIA H100 80GB HBM3";  // the name that once cut the message
+  report.vulkan_uuid = uuid_of(0x10);
+  ti::DeviceMatchReport::CudaDevice cuda;
+  cuda.ordinal = 0;
+  cuda.name = "NVIDIA H100 80GB HBM3";
+  cuda.uuid = uuid_of(0x80);
+  report.cuda_devices.push_back(cuda);
+  Status s = ti::match_cuda_device(&report);
+  ASSERT_EQ(s.code(), StatusCode::device_mismatch);
+  std::string what = s.what();
+  EXPECT_TRUE(fits_uncut(s)) << what;
+  EXPECT_NE(what.find("'NVIDIA H100 80GB HBM3' (UUID " + ti::to_string(report.vulkan_uuid) + ")"), std::string::npos)
+      << what;
+  EXPECT_NE(what.find("#0 'NVIDIA H100 80GB HBM3' " + ti::to_string(cuda.uuid) + ";"), std::string::npos) << what;
+
+  // Eight devices with long names: names go, then devices, never a cut UUID.
+  report.vulkan_name = std::string(300, 'V');
+  report.cuda_devices.clear();
+  for (int d = 0; d < 8; ++d) {
+    cuda.ordinal = d;
+    cuda.name = "A CUDA device with a rather long marketing name, number " + std::to_string(d);
+    cuda.uuid = uuid_of(std::uint8_t(0x80 + d));
+    report.cuda_devices.push_back(cuda);
+  }
+  s = ti::match_cuda_device(&report);
+  ASSERT_EQ(s.code(), StatusCode::device_mismatch);
+  what = s.what();
+  EXPECT_TRUE(fits_uncut(s)) << what;
+  EXPECT_NE(what.find("'" + std::string(45, 'V') + "...' (UUID " + ti::to_string(report.vulkan_uuid) + ")"),
+            std::string::npos)
+      << what;
+  EXPECT_NE(what.find("none of the 8 CUDA device(s)"), std::string::npos) << what;
+  EXPECT_NE(what.find("#0 " + ti::to_string(report.cuda_devices[0].uuid) + ";"), std::string::npos) << what;
+  EXPECT_EQ(what.find("marketing"), std::string::npos) << what;
+  int listed = 0;
+  for (const auto& d : report.cuda_devices)
+    if (what.find("#" + std::to_string(d.ordinal) + " " + ti::to_string(d.uuid) + ";") != std::string::npos) ++listed;
+  ASSERT_GT(listed, 0) << what;
+  if (listed < 8) {
+    EXPECT_NE(what.find(" and " + std::to_string(8 - listed) + " more (see the report)"), std::string::npos) << what;
+  }
+}
+
 TEST(VulkanSide, UniqueFdOwnership) {
   int p[2];
   ASSERT_EQ(pipe(p), 0);

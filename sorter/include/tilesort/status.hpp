@@ -6,6 +6,7 @@
 // whenever it chooses, without a synchronisation inside the sort itself.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace tilesort {
@@ -37,6 +38,10 @@ const char* to_string(StatusCode code) noexcept;
 /// Cheap to copy, never allocates.
 class Status {
  public:
+  /// Bytes of the message, its terminating zero included. A longer message is
+  /// cut; callers that build long ones (interop's device mismatch) fit theirs.
+  static constexpr std::size_t kMessageCapacity = 320;
+
   Status() noexcept = default;  // ok
   Status(StatusCode code, const char* message) noexcept;
   static Status from_cuda(int cuda_error, const char* context) noexcept;
@@ -52,7 +57,7 @@ class Status {
  private:
   StatusCode code_ = StatusCode::ok;
   int cuda_error_ = 0;
-  char message_[192] = {};
+  char message_[kMessageCapacity] = {};
 };
 
 /// What the device found. Lives in the workspace; written only by the first
