@@ -7,7 +7,6 @@
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
-#include <cstdio>
 #include <cstring>
 
 #include "tilesort/binning.hpp"
@@ -45,7 +44,17 @@ int32_t report(const Status& status, tilesort_error* error) {
   if (error) {
     error->code = int32_t(status.code());
     error->cuda_error = status.cuda_error();
-    std::snprintf(error->message, sizeof(error->message), "%s", status.what());
+    // The C struct's message is part of the ABI and shorter than Status's:
+    // a longer message is cut, and says so.
+    const char* what = status.what();
+    const std::size_t length = std::strlen(what);
+    constexpr std::size_t kRoom = sizeof(error->message) - 1;
+    if (length <= kRoom) {
+      std::memcpy(error->message, what, length + 1);
+    } else {
+      std::memcpy(error->message, what, kRoom - 3);
+      std::memcpy(error->message + kRoom - 3, "...", 4);
+    }
   }
   return int32_t(status.code());
 }
