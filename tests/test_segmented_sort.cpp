@@ -919,8 +919,10 @@ TEST_F(SegmentedSortMaxSize, PlanOf2p31Minus1Items) {
 
 // ---------------------------------------------------------------------------
 // The warp classes' merge sort (32-bit keys alone, all bits: 33..64 keys in
-// 8 lanes x 8, 65..112 in 16 lanes x 7, 113..128 in 16 lanes x 8) and the
-// networks beside it (values, partial bit ranges, 64-bit keys): every length
+// 8 lanes x 8, 65..112 in 16 lanes x 7, 113..128 in 16 lanes x 8; pairs of
+// 32-bit keys and values compared on more than 25 bits: the stable merge in
+// the 65..128 class's shapes) and the networks beside it (other values,
+// narrow bit ranges, 64-bit keys): every length
 // of both classes, runs of one length so that consecutive segments share a
 // warp, 112 and 113 side by side so that a warp's pair straddles the short
 // shape, odd counts so that a warp's last groups have no segment, every key
@@ -930,7 +932,8 @@ using SegmentedSortWarpMerge = GpuTest;
 
 TEST_F(SegmentedSortWarpMerge, EveryLengthOfTheMergeClasses) {
   TS_TRACE_SEED();
-  const std::vector<std::pair<int, int>> ranges = {{0, -1}, {0, 16}, {5, 27}, {31, 32}};
+  // [2, 30): wider than narrow words, so pairs merge stably on a mask.
+  const std::vector<std::pair<int, int>> ranges = {{0, -1}, {0, 16}, {5, 27}, {31, 32}, {2, 30}};
   int i = 0;
   for (const Combo& p : spread_combos()) {
     for (Dist dist : all_dists()) {

@@ -28,8 +28,11 @@ struct GridShape {
 /// How a warp sort's group sorts: the bitonic network in registers
 /// (warp/warp_bitonic_sort.cuh), or a merge sort through shared memory
 /// (warp/warp_merge_sort.cuh: runs in registers, then merge-path levels;
-/// blocked layout, 32-bit keys only).
-enum class WarpAlgorithm { bitonic, merge };
+/// blocked layout, 32-bit keys only): of words that compare whole (merge),
+/// or of keys compared on the call's bits with their values moving beside
+/// them in a second plane of the scratch (stable_merge: pairs of 32-bit keys
+/// and values, nothing gathered afterwards).
+enum class WarpAlgorithm { bitonic, merge, stable_merge };
 
 /// A warp sort's group: GROUP lanes x ITEMS keys per segment, laid out
 /// over the lanes as LAYOUT, sorted by ALGORITHM.

@@ -63,19 +63,32 @@ template <WarpWords WORDS, class Value>
 constexpr bool kShapesTrackPositions =
     WORDS == WarpWords::positions || (WORDS == WarpWords::narrow && kHasValues<Value>);
 
+/// Whether class CLASS sorts pairs of WORDS over keys of Bits and values of
+/// Value by the stable merge (Tuning::kMergePairs128).
+template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
+constexpr bool kClassMergesPairs = [] {
+  if constexpr (kHasValues<Value>)
+    return CLASS == kClassWarp128 && WORDS == WarpWords::positions &&
+           Tuning::template kMergePairs128<int(sizeof(Bits)), int(sizeof(Value))>;
+  else return false;
+}();
+
 /// The group shape of warp size class CLASS for a sort of WORDS over keys of
 /// Bits and values of Value (Tuning: a policy's Warp).
 template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
-using WarpClassShape = std::tuple_element_t<
-    CLASS, typename Tuning::template ClassShapes<int(sizeof(Bits)), kShapesTrackPositions<WORDS, Value>>>;
+using WarpClassShape = std::conditional_t<
+    kClassMergesPairs<Tuning, CLASS, WORDS, Bits, Value>, typename Tuning::PairsShape128,
+    std::tuple_element_t<CLASS, typename Tuning::template ClassShapes<int(sizeof(Bits)),
+                                                                      kShapesTrackPositions<WORDS, Value>>>>;
 
 /// The shape that sorts class CLASS's shorter ranges, where the policy gives
-/// one (Tuning::ShortShape128), else void.
+/// one (Tuning::ShortShape128, Tuning::PairsShortShape128), else void.
 template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
-using WarpShortShape =
+using WarpShortShape = std::conditional_t<
+    kClassMergesPairs<Tuning, CLASS, WORDS, Bits, Value>, typename Tuning::PairsShortShape128,
     std::conditional_t<CLASS == kClassWarp128,
                        typename Tuning::template ShortShape128<int(sizeof(Bits)), kShapesTrackPositions<WORDS, Value>>,
-                       void>;
+                       void>>;
 
 /// Listed ranges one warp task of class CLASS takes.
 template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
@@ -100,7 +113,7 @@ __device__ __forceinline__ std::uint32_t groups_per_warp(int size_class) {
 template <class Shape>
 constexpr int merge_items_of() {
   if constexpr (std::is_void_v<Shape>) return 0;
-  else return Shape::kAlgorithm == WarpAlgorithm::merge ? Shape::kItems : 0;
+  else return Shape::kAlgorithm != WarpAlgorithm::bitonic ? Shape::kItems : 0;
 }
 
 /// Items per lane of class CLASS's merge sorts (its shape's and its short
@@ -111,14 +124,25 @@ constexpr int class_merge_items() {
                   merge_items_of<WarpShortShape<Tuning, CLASS, WORDS, Bits, Value>>());
 }
 
-/// Items per lane of the merge sorts of the classes the list kernel sorts
-/// (0 when none merges): what a warp's shared scratch must hold there.
+/// Words of a warp's shared scratch that class CLASS's sorts need: one
+/// plane of merge_scratch_words for a merge of 32-bit words, a second for
+/// the values of a stable merge of pairs; 0 when the class merges nothing.
+template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
+constexpr int class_scratch_words() {
+  constexpr int kItems = class_merge_items<Tuning, CLASS, WORDS, Bits, Value>();
+  constexpr int kPlanes = kClassMergesPairs<Tuning, CLASS, WORDS, Bits, Value> ? 2 : 1;
+  if constexpr (kItems == 0) return 0;
+  else return kPlanes * warp::merge_scratch_words<kItems, std::uint32_t>();
+}
+
+/// Words of a warp's scratch in the list kernel: what the classes it sorts
+/// need, at least one.
 template <class Tuning, WarpWords WORDS, class Bits, class Value>
-constexpr int merge_items_max() {
-  constexpr auto listed = [](int size_class, int items) { return Tuning::own_kernel(size_class) ? 0 : items; };
-  return std::max({listed(kClassWarp32, class_merge_items<Tuning, kClassWarp32, WORDS, Bits, Value>()),
-                   listed(kClassWarp64, class_merge_items<Tuning, kClassWarp64, WORDS, Bits, Value>()),
-                   listed(kClassWarp128, class_merge_items<Tuning, kClassWarp128, WORDS, Bits, Value>())});
+constexpr int list_scratch_words() {
+  constexpr auto listed = [](int size_class, int words) { return Tuning::own_kernel(size_class) ? 0 : words; };
+  return std::max({1, listed(kClassWarp32, class_scratch_words<Tuning, kClassWarp32, WORDS, Bits, Value>()),
+                   listed(kClassWarp64, class_scratch_words<Tuning, kClassWarp64, WORDS, Bits, Value>()),
+                   listed(kClassWarp128, class_scratch_words<Tuning, kClassWarp128, WORDS, Bits, Value>())});
 }
 
 /// Writes a group's sorted range home in place: register r of this lane
@@ -199,6 +223,42 @@ __device__ __forceinline__ void warp_sort_task_narrow(const SortData<std::uint32
   gather_sorted_range<GROUP, ITEMS, LAYOUT>(data, task, lane_in_group, [&](int r) { return word[r] & kPositionMask; });
 }
 
+/// Pairs of 32-bit keys and 32-bit values (WarpAlgorithm::stable_merge):
+/// the keys, encoded, and their values sort together by the keys' compared
+/// bits, stably, the values in a second plane of the scratch after the
+/// keys' merge_scratch_words<ITEMS, std::uint32_t>(); both are written home
+/// from registers, with nothing gathered. Padding keys are all ones: they
+/// sort after every real key, and after equal ones, which precede them.
+template <int GROUP, int ITEMS, class Value>
+__device__ __forceinline__ void warp_sort_task_pairs_merge(const SortData<std::uint32_t, Value>& data,
+                                                           const Task& task, int lane_in_group,
+                                                           std::uint32_t* warp_scratch) {
+  static_assert(sizeof(Value) == 4, "values move through a plane of 32-bit words");
+  const std::uint32_t* src_keys = data.key_source(task) + task.begin;
+  const Value* src_values = data.value_source(task) + task.begin;
+  std::uint32_t key[ITEMS];
+  Value value[ITEMS];
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, warp::GroupLayout::blocked>(r, lane_in_group));
+    key[r] = i < task.length ? data.codec.encode(src_keys[i]) : ~0u;
+    value[r] = i < task.length ? src_values[i] : Value{};
+  }
+  // The merge synchronises the warp before its first store to the scratch,
+  // so every read of the range precedes every write home below.
+  warp::subwarp_stable_merge_sort<GROUP, ITEMS>(
+      key, value, data.compare_mask, warp_scratch,
+      reinterpret_cast<Value*>(warp_scratch + warp::merge_scratch_words<ITEMS, std::uint32_t>()), lane_in_group);
+#pragma unroll
+  for (int r = 0; r < ITEMS; ++r) {
+    const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, warp::GroupLayout::blocked>(r, lane_in_group));
+    if (i < task.length) {
+      data.keys[task.begin + i] = data.codec.decode(key[r]);
+      data.values[task.begin + i] = value[r];
+    }
+  }
+}
+
 /// Loads one task per group, sorts it, writes it to the user arrays. A group
 /// with task.length == 0 still takes part in the shuffles. The merge sort
 /// (32-bit keys alone, or narrow words) needs `warp_scratch`:
@@ -209,10 +269,16 @@ template <int GROUP, int ITEMS, WarpWords WORDS, warp::GroupLayout LAYOUT,
 __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data, const Task& task, int lane_in_group,
                                                std::uint32_t* warp_scratch = nullptr) {
   static_assert(WORDS != WarpWords::narrow || sizeof(Bits) == 4, "narrow words hold 32-bit keys' bits");
-  static_assert(ALGORITHM == WarpAlgorithm::bitonic || (WORDS != WarpWords::positions && sizeof(Bits) == 4),
+  static_assert(ALGORITHM != WarpAlgorithm::merge || (WORDS != WarpWords::positions && sizeof(Bits) == 4),
                 "the warp merge sort takes 32-bit words: keys alone or narrow words");
+  static_assert(ALGORITHM != WarpAlgorithm::stable_merge ||
+                    (WORDS == WarpWords::positions && sizeof(Bits) == 4 && kHasValues<Value>),
+                "the stable merge sorts pairs of 32-bit keys and values");
   constexpr bool kTrackIndex = WORDS == WarpWords::positions;
-  if constexpr (WORDS == WarpWords::narrow) {
+  if constexpr (ALGORITHM == WarpAlgorithm::stable_merge) {
+    static_assert(LAYOUT == warp::GroupLayout::blocked, "the merge sort holds its items blocked");
+    warp_sort_task_pairs_merge<GROUP, ITEMS>(data, task, lane_in_group, warp_scratch);
+  } else if constexpr (WORDS == WarpWords::narrow) {
     warp_sort_task_narrow<GROUP, ITEMS, LAYOUT, ALGORITHM>(data, task, lane_in_group, warp_scratch);
   } else if constexpr (kTrackIndex && sizeof(Bits) == 4) {
     warp_sort_task_packed<GROUP, ITEMS, LAYOUT>(data, task, lane_in_group);
@@ -424,8 +490,7 @@ __global__ void __launch_bounds__(Tuning::kThreads, (warp_class_min_blocks<Tunin
     warp_class_kernel(SortData<Bits, Value> data, WorkLists lists) {
   static_assert(Tuning::own_kernel(CLASS), "the list kernel sorts this class");
   enter_overlapped_kernel();
-  constexpr int kMergeItems = class_merge_items<Tuning, CLASS, WORDS, Bits, Value>();
-  constexpr int kScratchWords = kMergeItems ? warp::merge_scratch_words<kMergeItems, std::uint32_t>() : 1;
+  constexpr int kScratchWords = std::max(1, class_scratch_words<Tuning, CLASS, WORDS, Bits, Value>());
   __shared__ std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
   if (!sort_aborted(lists)) {
     constexpr std::uint32_t kRanges = ranges_per_warp<Tuning, CLASS, WORDS, Bits, Value>();
@@ -448,8 +513,7 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
   if (sort_aborted(lists)) return;
   const Counters& counters = *lists.counters;
   // Per warp: the merge sorts' scratch (one word when no class merges).
-  constexpr int kMergeItems = merge_items_max<Tuning, WORDS, Bits, Value>();
-  constexpr int kScratchWords = kMergeItems ? warp::merge_scratch_words<kMergeItems, std::uint32_t>() : 1;
+  constexpr int kScratchWords = list_scratch_words<Tuning, WORDS, Bits, Value>();
   __shared__ std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
   std::uint32_t* const warp_scratch = merge_scratch[threadIdx.x / 32];
 
