@@ -260,10 +260,10 @@ __device__ __forceinline__ void warp_sort_task_pairs_merge(const SortData<std::u
 }
 
 /// Loads one task per group, sorts it, writes it to the user arrays. A group
-/// with task.length == 0 still takes part in the shuffles. The merge sort
-/// (32-bit keys alone, or narrow words) needs `warp_scratch`:
-/// merge_scratch_words<ITEMS, std::uint32_t>() words of this warp's shared
-/// memory.
+/// with task.length == 0 still takes part in the shuffles. The merge sorts
+/// need `warp_scratch`, this warp's shared memory: merge_scratch_words<ITEMS,
+/// std::uint32_t>() words for 32-bit keys alone or narrow words, twice that
+/// for the stable merge of pairs (class_scratch_words).
 template <int GROUP, int ITEMS, WarpWords WORDS, warp::GroupLayout LAYOUT,
           WarpAlgorithm ALGORITHM = WarpAlgorithm::bitonic, class Bits, class Value>
 __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data, const Task& task, int lane_in_group,
