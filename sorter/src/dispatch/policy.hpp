@@ -105,19 +105,26 @@ struct Sm90Policy {
     // theirs.
     static constexpr bool kNarrowWords = true;
     // Pairs of 32-bit keys and 32-bit values compared on more bits than
-    // narrow words hold (WarpWords::positions) in the 65..128 class: a
-    // stable merge of the keys with their values in a second plane of the
-    // scratch, 16 lanes x 7 where both of a warp's ranges have at most 112
-    // keys (CUB's medium shape), else 16 x 8, instead of one range per warp
-    // in the 128-key network of 64-bit (key, position) words with the keys
-    // and values gathered afterwards. The network pads 65..112 keys to 128
-    // in a whole warp (ncu at fixed-96: 935 warp instructions per segment,
-    // CUB's merge about 600); this merge once measured 1,008, before the
-    // merge levels lost their clamps and padding arithmetic.
+    // narrow words hold (WarpWords::positions) in the 33..64 and 65..128
+    // classes: a stable merge of the keys with their values in a second
+    // plane of the scratch, two ranges per warp in 16 lanes, fitted to the
+    // warp's longer range (16 x 3 up to 48 keys, else 16 x 4; 16 x 7 up to
+    // 112, CUB's medium shape, else 16 x 8), instead of the networks of
+    // 64-bit (key, position) words with the keys and values gathered
+    // afterwards, which pad every range to the class's power of two (ncu at
+    // fixed-96: 935 warp instructions per segment, CUB's merge about 600).
+    // This merge once measured 1,008, before the merge levels lost their
+    // clamps and padding arithmetic.
     template <int KEY_BYTES, int VALUE_BYTES>
-    static constexpr bool kMergePairs128 = KEY_BYTES == 4 && VALUE_BYTES == 4;
-    using PairsShape128 = GroupShape<16, 8, kLayout, WarpAlgorithm::stable_merge>;
-    using PairsShortShape128 = GroupShape<16, 7, kLayout, WarpAlgorithm::stable_merge>;
+    static constexpr bool kMergePairs = KEY_BYTES == 4 && VALUE_BYTES == 4;
+    template <int CLASS>
+    using PairsShape = std::conditional_t<
+        CLASS == kClassWarp128, GroupShape<16, 8, kLayout, WarpAlgorithm::stable_merge>,
+        std::conditional_t<CLASS == kClassWarp64, GroupShape<16, 4, kLayout, WarpAlgorithm::stable_merge>, void>>;
+    template <int CLASS>
+    using PairsShortShape = std::conditional_t<
+        CLASS == kClassWarp128, GroupShape<16, 7, kLayout, WarpAlgorithm::stable_merge>,
+        std::conditional_t<CLASS == kClassWarp64, GroupShape<16, 3, kLayout, WarpAlgorithm::stable_merge>, void>>;
     // Classes sorted by a kernel of their own (warp_class_kernel, launched
     // after the list kernel and overlapping it) instead of the list kernel.
     // Same-run A/Bs on the H200 against the list kernel taking 65..128

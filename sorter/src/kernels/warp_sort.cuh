@@ -64,12 +64,12 @@ constexpr bool kShapesTrackPositions =
     WORDS == WarpWords::positions || (WORDS == WarpWords::narrow && kHasValues<Value>);
 
 /// Whether class CLASS sorts pairs of WORDS over keys of Bits and values of
-/// Value by the stable merge (Tuning::kMergePairs128).
+/// Value by the stable merge (Tuning::kMergePairs, Tuning::PairsShape).
 template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 constexpr bool kClassMergesPairs = [] {
   if constexpr (kHasValues<Value>)
-    return CLASS == kClassWarp128 && WORDS == WarpWords::positions &&
-           Tuning::template kMergePairs128<int(sizeof(Bits)), int(sizeof(Value))>;
+    return !std::is_void_v<typename Tuning::template PairsShape<CLASS>> && WORDS == WarpWords::positions &&
+           Tuning::template kMergePairs<int(sizeof(Bits)), int(sizeof(Value))>;
   else return false;
 }();
 
@@ -77,15 +77,15 @@ constexpr bool kClassMergesPairs = [] {
 /// Bits and values of Value (Tuning: a policy's Warp).
 template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 using WarpClassShape = std::conditional_t<
-    kClassMergesPairs<Tuning, CLASS, WORDS, Bits, Value>, typename Tuning::PairsShape128,
+    kClassMergesPairs<Tuning, CLASS, WORDS, Bits, Value>, typename Tuning::template PairsShape<CLASS>,
     std::tuple_element_t<CLASS, typename Tuning::template ClassShapes<int(sizeof(Bits)),
                                                                       kShapesTrackPositions<WORDS, Value>>>>;
 
 /// The shape that sorts class CLASS's shorter ranges, where the policy gives
-/// one (Tuning::ShortShape128, Tuning::PairsShortShape128), else void.
+/// one (Tuning::ShortShape128, Tuning::PairsShortShape), else void.
 template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 using WarpShortShape = std::conditional_t<
-    kClassMergesPairs<Tuning, CLASS, WORDS, Bits, Value>, typename Tuning::PairsShortShape128,
+    kClassMergesPairs<Tuning, CLASS, WORDS, Bits, Value>, typename Tuning::template PairsShortShape<CLASS>,
     std::conditional_t<CLASS == kClassWarp128,
                        typename Tuning::template ShortShape128<int(sizeof(Bits)), kShapesTrackPositions<WORDS, Value>>,
                        void>>;
