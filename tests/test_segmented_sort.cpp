@@ -920,9 +920,9 @@ TEST_F(SegmentedSortMaxSize, PlanOf2p31Minus1Items) {
 // ---------------------------------------------------------------------------
 // The warp classes' merge sort (32-bit keys alone, all bits: 33..64 keys in
 // 8 lanes x 8, 65..112 in 16 lanes x 7, 113..128 in 16 lanes x 8; pairs of
-// 32-bit keys and values compared on more than 25 bits: the stable merge,
-// 16 lanes x 3 or 4 and 16 x 7 or 8) and the networks beside it (other values,
-// narrow bit ranges, 64-bit keys): every length
+// 32-bit keys and values compared on more than 25 bits: the stable merge in
+// 16 lanes x 3 and 16 x 7 where a warp's ranges fit, networks else) and the
+// networks beside it (other values, narrow bit ranges, 64-bit keys): every length
 // of both classes, runs of one length so that consecutive segments share a
 // warp, 112 and 113 side by side so that a warp's pair straddles the short
 // shape, odd counts so that a warp's last groups have no segment, every key
@@ -944,7 +944,7 @@ TEST_F(SegmentedSortWarpMerge, EveryLengthOfTheMergeClasses) {
       for (int k = 0; k < 7; ++k) sizes.push_back(run);
       std::shuffle(sizes.begin(), sizes.end(), rng_);
       // Side by side, so that warps take pairs of one range each side of 112
-      // (and of 48, where pairs merge in 16 lanes x 3 or 4).
+      // (and of 48, where pairs merge in 16 lanes x 3 or take the network).
       for (int k = 0; k < 9; ++k) sizes.push_back(k % 2 ? 113 : 112);
       for (int k = 0; k < 9; ++k) sizes.push_back(k % 2 ? 49 : 48);
       auto [b, e] = ranges[i++ % ranges.size()];

@@ -105,22 +105,21 @@ struct Sm90Policy {
     // theirs.
     static constexpr bool kNarrowWords = true;
     // Pairs of 32-bit keys and 32-bit values compared on more bits than
-    // narrow words hold (WarpWords::positions) in the 33..64 and 65..128
-    // classes: a stable merge of the keys with their values in a second
-    // plane of the scratch, two ranges per warp in 16 lanes, fitted to the
-    // warp's longer range (16 x 3 up to 48 keys, else 16 x 4; 16 x 7 up to
-    // 112, CUB's medium shape, else 16 x 8), instead of the networks of
-    // 64-bit (key, position) words with the keys and values gathered
-    // afterwards, which pad every range to the class's power of two (ncu at
-    // fixed-96: 935 warp instructions per segment, CUB's merge about 600).
-    // This merge once measured 1,008, before the merge levels lost their
-    // clamps and padding arithmetic.
+    // narrow words hold (WarpWords::positions): where both of a warp's two
+    // ranges fit 16 lanes x 7 keys (65..112, CUB's medium shape) or 16 x 3
+    // (33..48), a stable merge of the keys with their values in a second
+    // plane of the scratch, nothing gathered afterwards; other warps keep
+    // the class's network of 64-bit (key, position) words, one range per
+    // 32 or 16 lanes. The networks pad a range to the class's power of two
+    // (ncu at fixed-96: 935 warp instructions per segment, CUB's merge
+    // about 600). Same-run A/B on the H100 with the merge for every range
+    // of the class (16 x 8 above 112 keys, 16 x 4 above 48): fixed-96
+    // 0.314 -> 0.256 ms, fixed-112 0.276 -> 0.248, fixed-48 0.288 -> 0.239,
+    // but fixed-128 0.245 -> 0.280, fixed-64 0.222 -> 0.237 and
+    // uniform:65:128 0.315 -> 0.333, so the full-length shapes stay
+    // networks.
     template <int KEY_BYTES, int VALUE_BYTES>
     static constexpr bool kMergePairs = KEY_BYTES == 4 && VALUE_BYTES == 4;
-    template <int CLASS>
-    using PairsShape = std::conditional_t<
-        CLASS == kClassWarp128, GroupShape<16, 8, kLayout, WarpAlgorithm::stable_merge>,
-        std::conditional_t<CLASS == kClassWarp64, GroupShape<16, 4, kLayout, WarpAlgorithm::stable_merge>, void>>;
     template <int CLASS>
     using PairsShortShape = std::conditional_t<
         CLASS == kClassWarp128, GroupShape<16, 7, kLayout, WarpAlgorithm::stable_merge>,

@@ -63,12 +63,13 @@ template <WarpWords WORDS, class Value>
 constexpr bool kShapesTrackPositions =
     WORDS == WarpWords::positions || (WORDS == WarpWords::narrow && kHasValues<Value>);
 
-/// Whether class CLASS sorts pairs of WORDS over keys of Bits and values of
-/// Value by the stable merge (Tuning::kMergePairs, Tuning::PairsShape).
+/// Whether class CLASS sorts its short ranges of pairs of WORDS over keys of
+/// Bits and values of Value by the stable merge (Tuning::kMergePairs,
+/// Tuning::PairsShortShape).
 template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 constexpr bool kClassMergesPairs = [] {
   if constexpr (kHasValues<Value>)
-    return !std::is_void_v<typename Tuning::template PairsShape<CLASS>> && WORDS == WarpWords::positions &&
+    return !std::is_void_v<typename Tuning::template PairsShortShape<CLASS>> && WORDS == WarpWords::positions &&
            Tuning::template kMergePairs<int(sizeof(Bits)), int(sizeof(Value))>;
   else return false;
 }();
@@ -76,10 +77,8 @@ constexpr bool kClassMergesPairs = [] {
 /// The group shape of warp size class CLASS for a sort of WORDS over keys of
 /// Bits and values of Value (Tuning: a policy's Warp).
 template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
-using WarpClassShape = std::conditional_t<
-    kClassMergesPairs<Tuning, CLASS, WORDS, Bits, Value>, typename Tuning::template PairsShape<CLASS>,
-    std::tuple_element_t<CLASS, typename Tuning::template ClassShapes<int(sizeof(Bits)),
-                                                                      kShapesTrackPositions<WORDS, Value>>>>;
+using WarpClassShape = std::tuple_element_t<
+    CLASS, typename Tuning::template ClassShapes<int(sizeof(Bits)), kShapesTrackPositions<WORDS, Value>>>;
 
 /// The shape that sorts class CLASS's shorter ranges, where the policy gives
 /// one (Tuning::ShortShape128, Tuning::PairsShortShape), else void.
