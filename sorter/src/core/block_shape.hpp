@@ -61,7 +61,9 @@ enum class BlockAlgorithm { bitonic, radix8, merge, none };
 /// - kNarrowWords: sorts of at most 16 compared bits use (16-bit key, 16-bit
 ///   position) words (block::BlockSort::SortPositionsNarrow), half the data
 ///   of the usual words. The second network costs registers, so shapes whose
-///   occupancy or spills it hurts turn it off.
+///   occupancy or spills it hurts turn it off. kKeysOnlyNarrowWords: the
+///   same for 32-bit keys alone (-1: as kNarrowWords), whose kernel is a
+///   separate instance with registers to spare.
 /// - kMinBlocks: blocks per SM the kernel for 32-bit keys with 32-bit values
 ///   is compiled for (__launch_bounds__), which caps its registers at
 ///   64K / (THREADS x kMinBlocks); 0 leaves them to ptxas. Wider types keep 0:
@@ -96,6 +98,7 @@ enum class BlockAlgorithm { bitonic, radix8, merge, none };
 struct BlockSortOptions {
   static constexpr int kClusterCtas = 1;
   static constexpr bool kNarrowWords = true;
+  static constexpr int kKeysOnlyNarrowWords = -1;
   static constexpr int kMinBlocks = 0;
   static constexpr bool kWindows = true;
   static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::none;
@@ -121,6 +124,8 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr BlockAlgorithm kAlgorithm = ALGORITHM_;
   static constexpr BlockAlgorithm kFallbackAlgorithm = FALLBACK_;
   static constexpr bool kNarrowWords = OPTIONS_::kNarrowWords;
+  static constexpr bool kKeysOnlyNarrowWords =
+      OPTIONS_::kKeysOnlyNarrowWords < 0 ? OPTIONS_::kNarrowWords : OPTIONS_::kKeysOnlyNarrowWords != 0;
   static constexpr int kMinBlocks = OPTIONS_::kMinBlocks;
   static constexpr bool kWindows = OPTIONS_::kWindows;
   static constexpr BlockAlgorithm kKeysOnlyAlgorithm = OPTIONS_::kKeysOnlyAlgorithm;
@@ -131,6 +136,13 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr int kRadix8PairsBits = OPTIONS_::kRadix8PairsBits;
   static constexpr int kRadix8KeysAloneBits = OPTIONS_::kRadix8KeysAloneBits;
 };
+
+/// Whether a block shape sorts at most 16 compared bits of 32-bit keys as
+/// narrow words, with or without values (where its algorithm is BlockSort).
+template <class Shape>
+constexpr bool narrow_words_for(bool has_values) {
+  return has_values ? Shape::kNarrowWords : Shape::kKeysOnlyNarrowWords;
+}
 
 /// The algorithm a block shape uses for keys of KEY_BYTES, with or without values.
 template <class Shape>

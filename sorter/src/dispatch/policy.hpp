@@ -209,8 +209,14 @@ struct Sm90Policy {
   // the pairs' pack costs, windowed warp-class segments (fixed-20 keys only
   // 0.235 -> 0.330 ms, H200 sweep of a891b5c); kKeysOnlyWindowMin now
   // keeps those alone.
+  // Keys alone of at most 16 compared bits take narrow words here all the
+  // same: their kernel has registers to spare, and (key, position) words
+  // of 64 bits had made such segments slower than 32-bit keys alone and
+  // than 16-bit pairs (bits [0, 16) fixed-256 0.259 ms against 0.203 and
+  // 0.245, H200 run of 2f096a0).
   struct WideWordsKeysAlone : WideWords {
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;
+    static constexpr int kKeysOnlyNarrowWords = 1;
   };
   struct Min4 : BlockSortOptions {
     static constexpr int kMinBlocks = 4;

@@ -184,7 +184,7 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   // Bits above the task's high bit are equal within it, so they can go.
   // (Not where radix8 takes those ranges: a window never sorts narrow words.)
   constexpr bool kNarrowCapable = sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems &&
-                                  Shape::kNarrowWords && !Sorter::kRadix8TakesNarrowRanges;
+                                  narrow_words_for<Shape>(kHasValues<Value>) && !Sorter::kRadix8TakesNarrowRanges;
   // Keys alone, every bit compared: equal keys are identical, so the sort
   // needs no positions and moves the keys themselves (KeyWord), the narrow
   // words' size with nothing to gather back. It serves MSD children too
