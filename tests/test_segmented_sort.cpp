@@ -438,6 +438,39 @@ TEST_F(SegmentedSortBitRanges, NarrowRangesThroughTheRadixClasses) {
   }
 }
 
+// 32-bit keys alone of at most 16 compared bits in 129..256 keys sort
+// (key, position) narrow words through the keys' own network: stable on the
+// compared bits, the keys' other bits kept. Lengths around that class's
+// edges, alone and mixed with short ones (windows, the walk), both orders,
+// duplicates in the compared bits (few_unique, low16 with high ranges,
+// all_equal).
+TEST_F(SegmentedSortBitRanges, NarrowKeysAloneInTheSmallestBlockClass) {
+  TS_TRACE_SEED();
+  const std::vector<std::pair<int, int>> ranges = {{0, 16}, {16, 32}, {5, 13}, {31, 32}, {0, 1}, {8, 24}};
+  const std::vector<std::vector<std::uint64_t>> layouts = {
+      {129, 130, 160, 192, 200, 255, 256, 256, 200, 129},
+      {128, 129, 257, 256, 0, 1, 2, 17, 33, 65, 140, 250, 3, 256, 129},
+      std::vector<std::uint64_t>(small_mode() ? 40 : 400, 171),
+  };
+  const Dist dists[] = {Dist::uniform, Dist::few_unique, Dist::low16, Dist::all_equal};
+  int i = 0;
+  for (KeyType kt : {KeyType::u32, KeyType::i32}) {
+    for (auto [b, e] : ranges) {
+      for (const auto& layout : layouts) {
+        const Order order = (i % 2) ? Order::descending : Order::ascending;
+        const Dist dist = dists[i++ % 4];
+        SCOPED_TRACE(::testing::Message() << name_of(kt) << " bits [" << b << "," << e << ") " << name_of(order) << " "
+                                          << name_of(dist) << " " << layout.size() << " segments");
+        std::vector<std::uint64_t> sizes = layout;
+        std::shuffle(sizes.begin(), sizes.end(), rng_);
+        const HostCase c =
+            make_case(kt, ValueType::none, OffsetType::u32, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
+        ASSERT_NO_FATAL_FAILURE(sort_bits_and_check(stream_, rng_, c, order, b, e));
+      }
+    }
+  }
+}
+
 // Every key type of `key_types` x every value width x `ranges` (float keys:
 // the full range only, as the reference orders them), orders alternating,
 // key distributions in turn (a float key's every call at position 2 of the

@@ -210,10 +210,16 @@ struct Sm90Policy {
   // 0.235 -> 0.330 ms, H200 sweep of a891b5c); kKeysOnlyWindowMin now
   // keeps those alone.
   // Keys alone of at most 16 compared bits take narrow words here all the
-  // same: their kernel has registers to spare, and (key, position) words
-  // of 64 bits had made such segments slower than 32-bit keys alone and
-  // than 16-bit pairs (bits [0, 16) fixed-256 0.259 ms against 0.203 and
-  // 0.245, H200 run of 2f096a0).
+  // same (kKeysOnlyNarrowWords): 64-bit (key, position) words had made such
+  // segments slower than 32-bit keys alone and than 16-bit pairs (bits [0,
+  // 16) fixed-256 0.259 ms against 0.203 and 0.245, H200 run of 2f096a0).
+  // Same-run A/B on an H100, bits [0, 16) keys alone: fixed-256 0.246 ->
+  // 0.180 ms, fixed-200 0.304 -> 0.218, uniform:129:256 0.317 -> 0.236,
+  // tiles16-1M 0.107 -> 0.101, uniform:1:600 0.230 -> 0.217; fixed-130 and
+  // fixed-160, which windows take, even. With the narrow path in the same
+  // kernel as the keys themselves, 32-bit keys alone of 129..256 took 3-4%
+  // longer, so that kernel is compiled once per kind of call (KeyRange,
+  // kernels/block_sort.cuh); the full-range one is the same code as before.
   struct WideWordsKeysAlone : WideWords {
     static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::bitonic;
     static constexpr int kKeysOnlyNarrowWords = 1;

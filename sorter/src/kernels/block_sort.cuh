@@ -48,6 +48,14 @@ struct OptionalStorage<true, Sort> {
   using type = typename Sort::TempStorage;
 };
 
+/// Which calls a block kernel is compiled for: any, or, where a shape sorts
+/// 32-bit keys alone both as the keys themselves (every bit compared) and as
+/// narrow words (at most 16), one kernel for each kind of call
+/// (BlockSorter::kSplitsKeyRanges), so that neither path shapes the other's
+/// registers and schedule: with both in one kernel, 32-bit keys alone of
+/// 129..256 took 3-4% longer.
+enum class KeyRange { any, all_bits, partial };
+
 template <class Shape, class Bits, class Value>
 struct BlockSorter {
   static_assert(Shape::kTileItems <= 65536, "the merge sort's positions are 16-bit");
@@ -72,6 +80,19 @@ struct BlockSorter {
   // Whether radix8 takes every single range of at most 16 compared bits, so
   // that BlockSort's narrow network never runs.
   static constexpr bool kRadix8TakesNarrowRanges = kRadix8RangeBits >= NarrowSortWord::kKeyBits;
+  // BlockSort's narrow words: at most 16 compared bits (quantised depths,
+  // or the last bits under an MSD split) as (key, position) in one 32-bit
+  // word, half the data of the usual words. Not where radix8 takes those
+  // ranges: a window never sorts narrow words.
+  static constexpr bool kSortsNarrowWords = kBitonic && sizeof(Bits) == 4 &&
+                                            Shape::kTileItems <= NarrowSortWord::kMaxItems &&
+                                            narrow_words_for<Shape>(kHasValues<Value>) && !kRadix8TakesNarrowRanges;
+  // Keys alone, every bit compared: equal keys are identical, so the sort
+  // needs no positions and moves the keys themselves (KeyWord), the narrow
+  // words' size with nothing to gather back. It serves MSD children too
+  // (bits above a child's high bit are equal within it).
+  static constexpr bool kSortsKeyWords = kBitonic && !kHasValues<Value> && sizeof(Bits) == 4 && Shape::kKeyWords;
+  static constexpr bool kSplitsKeyRanges = kSortsNarrowWords && kSortsKeyWords;
   static constexpr bool kRadix8GathersValues = (kRadix8 || kRadix8Ranges) && kHasValues<Value> && sizeof(Value) != 4;
   using Position = std::conditional_t<kBitonic, std::uint32_t,
                                       std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>>;
@@ -149,7 +170,7 @@ __device__ __forceinline__ std::uint32_t window_segment_at(const std::uint32_t* 
   return lo;
 }
 
-template <class Shape, class Bits, class Value>
+template <class Shape, KeyRange RANGE, class Bits, class Value>
 __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Value>& data, const Task& task,
                                                         std::uint32_t window_first, std::uint32_t window_segments,
                                                         typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
@@ -179,17 +200,8 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   for (int i = 0; i < kItems; ++i) key[i] = data.codec.encode(key[i]) & data.compare_mask;
   __syncthreads();  // storage.load and storage.sort alias; the window offsets are in
 
-  // At most 16 bits to compare (quantised depths, or the last bits under an
-  // MSD split): (key, position) fits one 32-bit word, half the data to move.
-  // Bits above the task's high bit are equal within it, so they can go.
-  // (Not where radix8 takes those ranges: a window never sorts narrow words.)
-  constexpr bool kNarrowCapable = sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems &&
-                                  narrow_words_for<Shape>(kHasValues<Value>) && !Sorter::kRadix8TakesNarrowRanges;
-  // Keys alone, every bit compared: equal keys are identical, so the sort
-  // needs no positions and moves the keys themselves (KeyWord), the narrow
-  // words' size with nothing to gather back. It serves MSD children too
-  // (bits above a child's high bit are equal within it).
-  constexpr bool kPlainCapable = !kHasValues<Value> && sizeof(Bits) == 4 && Shape::kKeyWords;
+  constexpr bool kNarrowCapable = Sorter::kSortsNarrowWords && RANGE != KeyRange::all_bits;
+  constexpr bool kPlainCapable = Sorter::kSortsKeyWords && RANGE != KeyRange::partial;
   // Set under `if constexpr` but tested with a plain `if` on purpose: the
   // more direct forms (a constexpr-guarded branch, or folding the test into
   // one expression) left the 1024-thread kernel with 124-224 bytes of spills
@@ -387,7 +399,7 @@ __device__ __forceinline__ void block_sort_task_radix8(const SortData<Bits, Valu
 
 /// Sorts one task of at most Shape::kTileItems keys with the whole block and
 /// writes it to the user arrays (in place when the task lives there).
-template <class Shape, class Bits, class Value>
+template <class Shape, KeyRange RANGE, class Bits, class Value>
 __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& data, const Task& task,
                                                 std::uint32_t window_first, std::uint32_t window_segments,
                                                 typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
@@ -396,7 +408,7 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
     if constexpr (Sorter::kRadix8Ranges)
       if (window_segments <= 1 && Sorter::radix8_takes_range(task, data.begin_bit))  // one range
         return block_sort_task_radix8<Shape>(data, task, storage);
-    block_sort_task_bitonic<Shape>(data, task, window_first, window_segments, storage);
+    block_sort_task_bitonic<Shape, RANGE>(data, task, window_first, window_segments, storage);
   } else if constexpr (Sorter::kRadix8) {
     block_sort_task_radix8<Shape>(data, task, storage);  // no windows (dispatch offers none)
   } else {
@@ -410,7 +422,7 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
 /// may start long after block 0: tasks go to whichever block asks next (a
 /// ticket counter) rather than by block index, which would leave a late
 /// block's share for the end.
-template <class Shape, int CLASS, class Bits, class Value>
+template <class Shape, int CLASS, KeyRange RANGE, class Bits, class Value>
 __global__ void __launch_bounds__(Shape::kThreads, (BlockSorter<Shape, Bits, Value>::kMinBlocks))
     block_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
   enter_overlapped_kernel();
@@ -436,7 +448,7 @@ __global__ void __launch_bounds__(Shape::kThreads, (BlockSorter<Shape, Bits, Val
         const std::uint32_t first = v < count ? lists.class_segments[region + v] : 0u;
         const std::uint32_t segments = v < count ? lists.class_window_segments[region + v] : 1u;
         const Task task = v < count ? data.window_task(first, segments) : child_tasks[v - count];
-        block_sort_task<Shape>(data, task, first, segments, storage);
+        block_sort_task<Shape, RANGE>(data, task, first, segments, storage);
         __syncthreads();  // the next task's ticket and load reuse the shared memory
       }
   }
