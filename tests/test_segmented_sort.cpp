@@ -438,13 +438,13 @@ TEST_F(SegmentedSortBitRanges, NarrowRangesThroughTheRadixClasses) {
   }
 }
 
-// 32-bit keys alone of at most 16 compared bits in 129..256 keys sort
-// (key, position) narrow words through the keys' own network: stable on the
-// compared bits, the keys' other bits kept. Lengths around that class's
-// edges, alone and mixed with short ones (windows, the walk), both orders,
-// duplicates in the compared bits (few_unique, low16 with high ranges,
-// all_equal).
-TEST_F(SegmentedSortBitRanges, NarrowKeysAloneInTheSmallestBlockClass) {
+// Calls of at most 16 compared bits sort 129..256-key ranges as narrow
+// (key, position) words, in a kernel of their own (KeyRange::partial): keys
+// alone and with either value width, stable on the compared bits, the keys'
+// other bits kept. Lengths around that class's edges, alone and mixed with
+// short ones (windows, the walk), both orders, ties on the compared bits
+// (few_unique, low16 with high ranges, all_equal).
+TEST_F(SegmentedSortBitRanges, NarrowRangesInTheSmallestBlockClass) {
   TS_TRACE_SEED();
   const std::vector<std::pair<int, int>> ranges = {{0, 16}, {16, 32}, {5, 13}, {31, 32}, {0, 1}, {8, 24}};
   const std::vector<std::vector<std::uint64_t>> layouts = {
@@ -455,17 +455,19 @@ TEST_F(SegmentedSortBitRanges, NarrowKeysAloneInTheSmallestBlockClass) {
   const Dist dists[] = {Dist::uniform, Dist::few_unique, Dist::low16, Dist::all_equal};
   int i = 0;
   for (KeyType kt : {KeyType::u32, KeyType::i32}) {
-    for (auto [b, e] : ranges) {
-      for (const auto& layout : layouts) {
-        const Order order = (i % 2) ? Order::descending : Order::ascending;
-        const Dist dist = dists[i++ % 4];
-        SCOPED_TRACE(::testing::Message() << name_of(kt) << " bits [" << b << "," << e << ") " << name_of(order) << " "
-                                          << name_of(dist) << " " << layout.size() << " segments");
-        std::vector<std::uint64_t> sizes = layout;
-        std::shuffle(sizes.begin(), sizes.end(), rng_);
-        const HostCase c =
-            make_case(kt, ValueType::none, OffsetType::u32, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
-        ASSERT_NO_FATAL_FAILURE(sort_bits_and_check(stream_, rng_, c, order, b, e));
+    for (ValueType vt : {ValueType::none, ValueType::b32, ValueType::b64}) {
+      for (auto [b, e] : ranges) {
+        for (const auto& layout : layouts) {
+          const Order order = (i % 2) ? Order::descending : Order::ascending;
+          const Dist dist = dists[i++ % 4];
+          SCOPED_TRACE(::testing::Message() << name_of(kt) << " values " << name_of(vt) << " bits [" << b << "," << e
+                                            << ") " << name_of(order) << " " << name_of(dist) << " " << layout.size()
+                                            << " segments");
+          std::vector<std::uint64_t> sizes = layout;
+          std::shuffle(sizes.begin(), sizes.end(), rng_);
+          const HostCase c = make_case(kt, vt, OffsetType::u32, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
+          ASSERT_NO_FATAL_FAILURE(sort_bits_and_check(stream_, rng_, c, order, b, e));
+        }
       }
     }
   }

@@ -48,12 +48,12 @@ struct OptionalStorage<true, Sort> {
   using type = typename Sort::TempStorage;
 };
 
-/// Which calls a block kernel is compiled for: any, or, where a shape sorts
-/// 32-bit keys alone both as the keys themselves (every bit compared) and as
-/// narrow words (at most 16), one kernel for each kind of call
-/// (BlockSorter::kSplitsKeyRanges), so that neither path shapes the other's
-/// registers and schedule: with both in one kernel, 32-bit keys alone of
-/// 129..256 took 3-4% longer.
+/// Which calls a block kernel is compiled for: any; or, where a shape's
+/// narrow words would shape the registers and schedule of a path that
+/// calls over every bit take (BlockSorter::kSplitsKeyRanges), one kernel for
+/// calls over every bit (no narrow words) and one for calls of a bit range
+/// (no keys-themselves sort). With both in one kernel, 32-bit keys alone of
+/// 129..256 took 3-4% longer, and 32-bit pairs there 5%.
 enum class KeyRange { any, all_bits, partial };
 
 template <class Shape, class Bits, class Value>
@@ -86,13 +86,14 @@ struct BlockSorter {
   // ranges: a window never sorts narrow words.
   static constexpr bool kSortsNarrowWords = kBitonic && sizeof(Bits) == 4 &&
                                             Shape::kTileItems <= NarrowSortWord::kMaxItems &&
-                                            narrow_words_for<Shape>(kHasValues<Value>) && !kRadix8TakesNarrowRanges;
+                                            Shape::kNarrowWords != NarrowWords::off && !kRadix8TakesNarrowRanges;
   // Keys alone, every bit compared: equal keys are identical, so the sort
   // needs no positions and moves the keys themselves (KeyWord), the narrow
   // words' size with nothing to gather back. It serves MSD children too
   // (bits above a child's high bit are equal within it).
   static constexpr bool kSortsKeyWords = kBitonic && !kHasValues<Value> && sizeof(Bits) == 4 && Shape::kKeyWords;
-  static constexpr bool kSplitsKeyRanges = kSortsNarrowWords && kSortsKeyWords;
+  static constexpr bool kSplitsKeyRanges =
+      kSortsNarrowWords && (kSortsKeyWords || Shape::kNarrowWords == NarrowWords::partial_calls);
   static constexpr bool kRadix8GathersValues = (kRadix8 || kRadix8Ranges) && kHasValues<Value> && sizeof(Value) != 4;
   using Position = std::conditional_t<kBitonic, std::uint32_t,
                                       std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>>;
