@@ -438,19 +438,29 @@ TEST_F(SegmentedSortBitRanges, NarrowRangesThroughTheRadixClasses) {
   }
 }
 
-// Calls of at most 16 compared bits sort 129..256-key ranges as narrow
-// (key, position) words, in a kernel of their own (KeyRange::partial): keys
-// alone and with either value width, stable on the compared bits, the keys'
-// other bits kept. Lengths around that class's edges, alone and mixed with
-// short ones (windows, the walk), both orders, ties on the compared bits
-// (few_unique, low16 with high ranges, all_equal).
-TEST_F(SegmentedSortBitRanges, NarrowRangesInTheSmallestBlockClass) {
+// Calls of a bit range have block kernels of their own (KeyRange::partial):
+// 129..256-key ranges of at most 16 compared bits sort as narrow (key,
+// position) words, and windows of several segments as (segment, key,
+// position) words of 32 bits where those fit. Keys alone and with either
+// value width, stable on the compared bits, the keys' other bits kept.
+// Lengths around the 256-key class's edges, alone and mixed with short ones
+// (windows, the walk), windows of 33..128 and 257..600 keys, both orders,
+// ties on the compared bits (few_unique, low16 with high ranges, all_equal).
+TEST_F(SegmentedSortBitRanges, NarrowRangesInTheSmallBlockClassesAndWindows) {
   TS_TRACE_SEED();
   const std::vector<std::pair<int, int>> ranges = {{0, 16}, {16, 32}, {5, 13}, {31, 32}, {0, 1}, {8, 24}};
+  const auto cycle = [](std::initializer_list<std::uint64_t> lengths, std::size_t count) {
+    std::vector<std::uint64_t> v;
+    for (std::size_t i = 0; i < count; ++i) v.push_back(*(lengths.begin() + i % lengths.size()));
+    return v;
+  };
+  const std::size_t many = small_mode() ? 40 : 400;
   const std::vector<std::vector<std::uint64_t>> layouts = {
       {129, 130, 160, 192, 200, 255, 256, 256, 200, 129},
       {128, 129, 257, 256, 0, 1, 2, 17, 33, 65, 140, 250, 3, 256, 129},
-      std::vector<std::uint64_t>(small_mode() ? 40 : 400, 171),
+      std::vector<std::uint64_t>(many, 171),
+      cycle({40, 57, 90, 120, 33, 64, 100}, many),
+      cycle({300, 380, 520, 600, 270, 2, 450}, many / 2),
   };
   const Dist dists[] = {Dist::uniform, Dist::few_unique, Dist::low16, Dist::all_equal};
   int i = 0;

@@ -48,11 +48,12 @@ struct OptionalStorage<true, Sort> {
   using type = typename Sort::TempStorage;
 };
 
-/// Which calls a block kernel is compiled for: any; or, where a shape's
-/// narrow words would shape the registers and schedule of a path that
-/// calls over every bit take (BlockSorter::kSplitsKeyRanges), one kernel for
-/// calls over every bit (no narrow words) and one for calls of a bit range
-/// (no keys-themselves sort). With both in one kernel, 32-bit keys alone of
+/// Which calls a block kernel is compiled for: any; or, where the narrow
+/// words of calls of a bit range would shape the registers and schedule of
+/// the paths that calls over every bit take (BlockSorter::kSplitsKeyRanges),
+/// one kernel for calls over every bit (what the shape's one kernel had) and
+/// one for calls of a bit range (narrow ranges and windows; keys alone never
+/// sort as themselves there). With both in one kernel, 32-bit keys alone of
 /// 129..256 took 3-4% longer, and 32-bit pairs there 5%.
 enum class KeyRange { any, all_bits, partial };
 
@@ -92,8 +93,15 @@ struct BlockSorter {
   // words' size with nothing to gather back. It serves MSD children too
   // (bits above a child's high bit are equal within it).
   static constexpr bool kSortsKeyWords = kBitonic && !kHasValues<Value> && sizeof(Bits) == 4 && Shape::kKeyWords;
+  // Windows of calls of a bit range as narrow words too: (segment, compared
+  // bits, position) in 32 bits, where they fit (a windowed segment is longer
+  // than the walk's limit, so a window of a 16-bit call fits up to 1024
+  // keys). Only in the kernel of such calls.
+  static constexpr bool kSortsNarrowWindows =
+      kBitonic && sizeof(Bits) == 4 && Shape::kWindows && Shape::kTileItems <= NarrowSortWord::kMaxItems;
   static constexpr bool kSplitsKeyRanges =
-      kSortsNarrowWords && (kSortsKeyWords || Shape::kNarrowWords == NarrowWords::partial_calls);
+      (kSortsNarrowWords && (kSortsKeyWords || Shape::kNarrowWords == NarrowWords::partial_calls)) ||
+      kSortsNarrowWindows;
   static constexpr bool kRadix8GathersValues = (kRadix8 || kRadix8Ranges) && kHasValues<Value> && sizeof(Value) != 4;
   using Position = std::conditional_t<kBitonic, std::uint32_t,
                                       std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>>;
@@ -201,8 +209,16 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   for (int i = 0; i < kItems; ++i) key[i] = data.codec.encode(key[i]) & data.compare_mask;
   __syncthreads();  // storage.load and storage.sort alias; the window offsets are in
 
-  constexpr bool kNarrowCapable = Sorter::kSortsNarrowWords && RANGE != KeyRange::all_bits;
+  // The kernel of calls over every bit keeps what one kernel had: narrow
+  // words only where the shape takes them in its one kernel and keys alone
+  // do not sort as themselves there.
+  constexpr bool kNarrowCapable =
+      Sorter::kSortsNarrowWords && (RANGE != KeyRange::all_bits || (Shape::kNarrowWords == NarrowWords::on &&
+                                                                      !Sorter::kSortsKeyWords));
   constexpr bool kPlainCapable = Sorter::kSortsKeyWords && RANGE != KeyRange::partial;
+  constexpr bool kNarrowWindowCapable = Sorter::kSortsNarrowWindows && RANGE == KeyRange::partial;
+  constexpr int kPositionBits = log2_of(Shape::kTileItems);
+  static_assert((1 << kPositionBits) == Shape::kTileItems, "bitonic tiles are powers of two");
   // Set under `if constexpr` but tested with a plain `if` on purpose: the
   // more direct forms (a constexpr-guarded branch, or folding the test into
   // one expression) left the 1024-thread kernel with 124-224 bytes of spills
@@ -212,6 +228,13 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   bool narrow = false;
   if constexpr (kNarrowCapable)
     narrow = !plain && !windowed && needs_sort && task_high_bit(task) - data.begin_bit <= NarrowSortWord::kKeyBits;
+  // The window's segment indices take bits_of(window_segments - 1) bits
+  // above the compared bits and the position.
+  bool narrow_window = false;
+  if constexpr (kNarrowWindowCapable)
+    narrow_window = windowed && (32 - __clz(int(window_segments - 1))) + (data.end_bit - data.begin_bit) +
+                                         kPositionBits <=
+                                     32;
   std::uint32_t position[kItems];
   if (plain) {
     if constexpr (kPlainCapable) typename Sorter::Sort(storage.sort).template SortEncodedKeys<true>(key, int(task.length));
@@ -223,13 +246,30 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
       for (int i = 0; i < kItems; ++i) key[i] = (key[i] >> data.begin_bit) & ((1u << width) - 1u);
       typename Sorter::Sort(storage.sort).template SortPositionsNarrow<true>(key, int(task.length), position);
     }
+  } else if (narrow_window) {
+    if constexpr (kNarrowWindowCapable) {
+      const std::uint32_t p0 = std::uint32_t(t * kItems);
+      std::uint32_t segment = window_segment_at(storage.window_offsets, window_segments, p0);
+      const int segment_shift = data.end_bit - data.begin_bit + kPositionBits;
+      std::uint32_t word[kItems];
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        const std::uint32_t p = p0 + std::uint32_t(i);
+        word[i] = ~0u;  // padding past the window (SortNarrowWords ignores it)
+        if (p < task.length) {
+          while (storage.window_offsets[segment + 1] <= p) ++segment;
+          word[i] = (segment << segment_shift) | ((key[i] >> data.begin_bit) << kPositionBits) | p;
+        }
+      }
+      typename Sorter::Sort(storage.sort).template SortNarrowWords<true>(word, int(task.length));
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) position[i] = word[i] & ((1u << kPositionBits) - 1u);
+    }
   } else if (needs_sort) {
     if constexpr (sizeof(Bits) == 4) {
       // One network for segments and windows: a segment's word is
       // (key << 32 | position), a window's (segment, compared key bits,
       // position); either way the low kPositionBits are the position.
-      constexpr int kPositionBits = log2_of(Shape::kTileItems);
-      static_assert((1 << kPositionBits) == Shape::kTileItems, "bitonic tiles are powers of two");
       static_assert(kPositionBits + 32 + kPositionBits <= 64, "(segment, key, position) fits 64 bits");
       const std::uint32_t p0 = std::uint32_t(t * kItems);
       std::uint32_t segment = windowed ? window_segment_at(storage.window_offsets, window_segments, p0) : 0u;
