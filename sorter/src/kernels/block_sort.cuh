@@ -228,13 +228,13 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   bool narrow = false;
   if constexpr (kNarrowCapable)
     narrow = !plain && !windowed && needs_sort && task_high_bit(task) - data.begin_bit <= NarrowSortWord::kKeyBits;
-  // The window's segment indices take bits_of(window_segments - 1) bits
-  // above the compared bits and the position.
+  // A window's narrow word: its segment index above the compared bits above
+  // the position, when they fit 32 bits.
   bool narrow_window = false;
-  if constexpr (kNarrowWindowCapable)
-    narrow_window = windowed && (32 - __clz(int(window_segments - 1))) + (data.end_bit - data.begin_bit) +
-                                         kPositionBits <=
-                                     32;
+  if constexpr (kNarrowWindowCapable) {
+    const int segment_bits = 32 - __clz(int(window_segments - 1));
+    narrow_window = windowed && segment_bits + (data.end_bit - data.begin_bit) + kPositionBits <= 32;
+  }
   std::uint32_t position[kItems];
   if (plain) {
     if constexpr (kPlainCapable) typename Sorter::Sort(storage.sort).template SortEncodedKeys<true>(key, int(task.length));
@@ -255,8 +255,7 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
 #pragma unroll
       for (int i = 0; i < kItems; ++i) {
         const std::uint32_t p = p0 + std::uint32_t(i);
-        word[i] = ~0u;  // padding past the window (SortNarrowWords ignores it)
-        if (p < task.length) {
+        if (p < task.length) {  // SortNarrowWords takes the rest as padding
           while (storage.window_offsets[segment + 1] <= p) ++segment;
           word[i] = (segment << segment_shift) | ((key[i] >> data.begin_bit) << kPositionBits) | p;
         }
