@@ -127,24 +127,26 @@ __global__ void __launch_bounds__(T) encoded_keys_kernel(const std::uint32_t* in
   }
 }
 
-/// SortWords: one tile per block of caller-made 64-bit words, padding (~0)
-/// from valid on, as the library's one-block kernels make them. Writes every
-/// rank, padding included, so the host checks that it stays padding.
-template <int T, int I, bool STRIPED>
-__global__ void __launch_bounds__(T) sort_words_kernel(const std::uint64_t* in_words, const std::uint32_t*,
-                                                       std::uint64_t* out_words, std::uint32_t*, const int* valid) {
+/// SortWords (64-bit W) or SortNarrowWords (32-bit W): one tile per block of
+/// caller-made words, padding (~0) from valid on, as the library's one-block
+/// kernels make them. Writes every rank, padding included, so the host
+/// checks that it stays padding.
+template <class W, int T, int I, bool STRIPED>
+__global__ void __launch_bounds__(T) sort_words_kernel(const W* in_words, const std::uint32_t*, W* out_words,
+                                                       std::uint32_t*, const int* valid) {
   using Sort = tilesort::block::BlockSort<std::uint32_t, KeysOnly, T, I>;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   auto& temp = *reinterpret_cast<typename Sort::TempStorage*>(shared_raw);
   const std::size_t tile = std::size_t(blockIdx.x) * Sort::kTileItems;
   const int n = valid[blockIdx.x];
-  std::uint64_t word[I];
+  W word[I];
 #pragma unroll
   for (int r = 0; r < I; ++r) {
     const int p = int(threadIdx.x) * I + r;
-    word[r] = p < n ? in_words[tile + p] : ~std::uint64_t(0);
+    word[r] = p < n ? in_words[tile + p] : ~W(0);
   }
-  Sort(temp).template SortWords<STRIPED>(word, n);
+  if constexpr (sizeof(W) == 8) Sort(temp).template SortWords<STRIPED>(word, n);
+  else Sort(temp).template SortNarrowWords<STRIPED>(word, n);
 #pragma unroll
   for (int r = 0; r < I; ++r) {
     const int rank = STRIPED ? r * T + int(threadIdx.x) : int(threadIdx.x) * I + r;
@@ -467,7 +469,7 @@ void check_sort_words(const std::vector<int>& valid, int key_bits, Rng& rng) {
   }
   constexpr int kSmem = int(sizeof(typename tilesort::block::BlockSort<std::uint32_t, KeysOnly, T, I>::TempStorage));
   TileData<std::uint64_t, std::uint32_t> got;
-  ASSERT_NO_FATAL_FAILURE(run_tiles(sort_words_kernel<T, I, STRIPED>, unsigned(valid.size()), T, kSmem, in, valid, got));
+  ASSERT_NO_FATAL_FAILURE(run_tiles(sort_words_kernel<std::uint64_t, T, I, STRIPED>, unsigned(valid.size()), T, kSmem, in, valid, got));
   for (std::size_t b = 0; b < valid.size(); ++b) {
     std::vector<std::uint64_t> want(in.keys.begin() + std::ptrdiff_t(b * kTile),
                                     in.keys.begin() + std::ptrdiff_t(b * kTile + std::size_t(valid[b])));
@@ -479,6 +481,51 @@ void check_sort_words(const std::vector<int>& valid, int key_bits, Rng& rng) {
                       << "-bit keys, tile " << b << " (valid " << valid[b] << "), rank " << rank << ": word 0x"
                       << std::hex << got.keys[b * kTile + std::size_t(rank)] << " want 0x" << want[std::size_t(rank)]
                       << std::dec << "; " << tstest::seed_message();
+        return;
+      }
+    }
+  }
+}
+
+/// SortNarrowWords against std::sort of each tile's valid words: (segment,
+/// key, position) words as the library's windows make them, segment_bits of
+/// segment above key_bits of key above the position, so keys tie within a
+/// segment; every rank from the valid count on comes back as padding (~0).
+template <int T, int I, bool STRIPED>
+void check_narrow_words(const std::vector<int>& valid, int segment_bits, int key_bits, Rng& rng) {
+  constexpr int kTile = T * I;
+  constexpr int kPositionBits = [] {
+    int bits = 0;
+    while ((1 << bits) < kTile) ++bits;
+    return bits;
+  }();
+  ASSERT_LE(segment_bits + key_bits + kPositionBits, 32);
+  const std::size_t slots = valid.size() * kTile;
+  TileData<std::uint32_t, std::uint32_t> in;
+  in.keys.resize(slots);
+  in.values.assign(slots, 0u);
+  for (std::size_t b = 0; b < valid.size(); ++b) {
+    std::uint32_t segment = 0;
+    for (int p = 0; p < kTile; ++p) {
+      if (p > 0 && segment_bits > 0 && rng() % 17 == 0 && segment + 1 < (1u << segment_bits)) ++segment;
+      const std::uint32_t key = std::uint32_t(rng()) & ((1u << key_bits) - 1u);
+      in.keys[b * kTile + std::size_t(p)] = (segment << (key_bits + kPositionBits)) | (key << kPositionBits) | std::uint32_t(p);
+    }
+  }
+  constexpr int kSmem = int(sizeof(typename tilesort::block::BlockSort<std::uint32_t, KeysOnly, T, I>::TempStorage));
+  TileData<std::uint32_t, std::uint32_t> got;
+  ASSERT_NO_FATAL_FAILURE(run_tiles(sort_words_kernel<std::uint32_t, T, I, STRIPED>, unsigned(valid.size()), T, kSmem, in, valid, got));
+  for (std::size_t b = 0; b < valid.size(); ++b) {
+    std::vector<std::uint32_t> want(in.keys.begin() + std::ptrdiff_t(b * kTile),
+                                    in.keys.begin() + std::ptrdiff_t(b * kTile + std::size_t(valid[b])));
+    std::sort(want.begin(), want.end());
+    want.resize(kTile, ~0u);
+    for (int rank = 0; rank < kTile; ++rank) {
+      if (got.keys[b * kTile + std::size_t(rank)] != want[std::size_t(rank)]) {
+        ADD_FAILURE() << "SortNarrowWords<" << T << "x" << I << (STRIPED ? ", striped" : "") << "> " << segment_bits
+                      << "-bit segments, " << key_bits << "-bit keys, tile " << b << " (valid " << valid[b]
+                      << "), rank " << rank << ": word 0x" << std::hex << got.keys[b * kTile + std::size_t(rank)]
+                      << " want 0x" << want[std::size_t(rank)] << std::dec << "; " << tstest::seed_message();
         return;
       }
     }
@@ -1004,6 +1051,16 @@ TEST(BlockSort, NarrowWords) {
     ASSERT_NO_FATAL_FAILURE((check_narrow_positions<256, 16, true>(valid_counts(4096, false, rng), key_bits, rng)));
     ASSERT_NO_FATAL_FAILURE((check_narrow_positions<1024, 16, true, kMerge>(valid_counts(16384, false, rng, 6), key_bits, rng)));
   }
+  // Caller-made words: the library's windows of calls of at most 16 bits,
+  // in the shapes that take them (the bitonic network in the small tiles,
+  // warp runs + merge from 1024 keys).
+  for (auto [segment_bits, key_bits] : {std::pair{4, 16}, std::pair{0, 1}, std::pair{6, 8}}) {
+    SCOPED_TRACE(::testing::Message() << segment_bits << "-bit segments, " << key_bits << "-bit keys");
+    ASSERT_NO_FATAL_FAILURE((check_narrow_words<64, 4, true>(valid_counts(256, true, rng), segment_bits, key_bits, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_narrow_words<64, 8, true>(valid_counts(512, false, rng), segment_bits, key_bits, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_narrow_words<128, 8, false>(valid_counts(1024, false, rng), segment_bits, key_bits, rng)));
+    ASSERT_NO_FATAL_FAILURE((check_narrow_words<256, 8, true>(run_boundary_counts(2048, 256), segment_bits, 5, rng)));
+  }
 }
 
 // Keys sorted as themselves (no positions): both strategies, both
@@ -1086,6 +1143,8 @@ TEST(BlockSanitizer, NarrowWords) {
   Rng rng(tstest::test_seed());
   ASSERT_NO_FATAL_FAILURE((check_narrow_positions<256, 16, true>({0, 1, 3000, 4096}, 16, rng)));
   ASSERT_NO_FATAL_FAILURE((check_narrow_positions<128, 4, false>({0, 100, 512}, 3, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_narrow_words<64, 4, true>({0, 1, 130, 256}, 4, 16, rng)));
+  ASSERT_NO_FATAL_FAILURE((check_narrow_words<256, 8, true>({0, 700, 2048}, 5, 5, rng)));
 }
 TEST(BlockSanitizer, BlockMerge) {
   REQUIRE_CUDA_DEVICE();

@@ -438,6 +438,51 @@ TEST_F(SegmentedSortBitRanges, NarrowRangesThroughTheRadixClasses) {
   }
 }
 
+// Calls of a bit range have block kernels of their own (KeyRange::partial):
+// 129..256-key ranges of at most 16 compared bits sort as narrow (key,
+// position) words, and windows of several segments as (segment, key,
+// position) words of 32 bits where those fit. Keys alone and with either
+// value width, stable on the compared bits, the keys' other bits kept.
+// Lengths around the 256-key class's edges, alone and mixed with short ones
+// (windows, the walk), windows of 33..128 and 257..600 keys, both orders,
+// ties on the compared bits (few_unique, low16 with high ranges, all_equal).
+TEST_F(SegmentedSortBitRanges, NarrowRangesInTheSmallBlockClassesAndWindows) {
+  TS_TRACE_SEED();
+  const std::vector<std::pair<int, int>> ranges = {{0, 16}, {16, 32}, {5, 13}, {31, 32}, {0, 1}, {8, 24}};
+  const auto cycle = [](std::initializer_list<std::uint64_t> lengths, std::size_t count) {
+    std::vector<std::uint64_t> v;
+    for (std::size_t i = 0; i < count; ++i) v.push_back(*(lengths.begin() + i % lengths.size()));
+    return v;
+  };
+  const std::size_t many = small_mode() ? 40 : 400;
+  const std::vector<std::vector<std::uint64_t>> layouts = {
+      {129, 130, 160, 192, 200, 255, 256, 256, 200, 129},
+      {128, 129, 257, 256, 0, 1, 2, 17, 33, 65, 140, 250, 3, 256, 129},
+      std::vector<std::uint64_t>(many, 171),
+      cycle({40, 57, 90, 120, 33, 64, 100}, many),
+      cycle({300, 380, 520, 600, 270, 2, 450}, many / 2),
+  };
+  const Dist dists[] = {Dist::uniform, Dist::few_unique, Dist::low16, Dist::all_equal};
+  int i = 0;
+  for (KeyType kt : {KeyType::u32, KeyType::i32}) {
+    for (ValueType vt : {ValueType::none, ValueType::b32, ValueType::b64}) {
+      for (auto [b, e] : ranges) {
+        for (const auto& layout : layouts) {
+          const Order order = (i % 2) ? Order::descending : Order::ascending;
+          const Dist dist = dists[i++ % 4];
+          SCOPED_TRACE(::testing::Message() << name_of(kt) << " values " << name_of(vt) << " bits [" << b << "," << e
+                                            << ") " << name_of(order) << " " << name_of(dist) << " " << layout.size()
+                                            << " segments");
+          std::vector<std::uint64_t> sizes = layout;
+          std::shuffle(sizes.begin(), sizes.end(), rng_);
+          const HostCase c = make_case(kt, vt, OffsetType::u32, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
+          ASSERT_NO_FATAL_FAILURE(sort_bits_and_check(stream_, rng_, c, order, b, e));
+        }
+      }
+    }
+  }
+}
+
 // Every key type of `key_types` x every value width x `ranges` (float keys:
 // the full range only, as the reference orders them), orders alternating,
 // key distributions in turn (a float key's every call at position 2 of the

@@ -57,14 +57,20 @@ struct GroupShape {
 /// path.
 enum class BlockAlgorithm { bitonic, radix8, merge, none };
 
+/// Where a BlockSort shape sorts ranges of at most 16 compared bits of
+/// 32-bit keys as narrow words (BlockSortOptions::kNarrowWords).
+enum class NarrowWords { off, on, partial_calls };
+
 /// Options of a one-block shape's sorts. A shape names
 /// only what it changes, by deriving from these defaults (as CUB's tuning
 /// policies do), so `BlockSortShape<256, 8, bitonic, radix8, Min4>`
 /// reads without counting positional parameters.
 /// - kNarrowWords: sorts of at most 16 compared bits use (16-bit key, 16-bit
 ///   position) words (block::BlockSort::SortPositionsNarrow), half the data
-///   of the usual words. The second network costs registers, so shapes whose
-///   occupancy or spills it hurts turn it off.
+///   of the usual words: in the shape's kernel (`on`), never (`off`), or only
+///   in the kernel of calls that compare a bit range (`partial_calls`): the
+///   second network costs registers, so a shape whose occupancy it hurts
+///   keeps it out of the kernel of calls over every bit (KeyRange).
 /// - kMinBlocks: blocks per SM the kernel for 32-bit keys with 32-bit values
 ///   is compiled for (__launch_bounds__), which caps its registers at
 ///   64K / (THREADS x kMinBlocks); 0 leaves them to ptxas. Wider types keep 0:
@@ -98,7 +104,7 @@ enum class BlockAlgorithm { bitonic, radix8, merge, none };
 ///   ITEMS x kClusterCtas, each CTA holding THREADS x ITEMS of it.
 struct BlockSortOptions {
   static constexpr int kClusterCtas = 1;
-  static constexpr bool kNarrowWords = true;
+  static constexpr NarrowWords kNarrowWords = NarrowWords::on;
   static constexpr int kMinBlocks = 0;
   static constexpr bool kWindows = true;
   static constexpr BlockAlgorithm kKeysOnlyAlgorithm = BlockAlgorithm::none;
@@ -123,7 +129,7 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
                 "a cluster shape sorts single ranges with radix8");
   static constexpr BlockAlgorithm kAlgorithm = ALGORITHM_;
   static constexpr BlockAlgorithm kFallbackAlgorithm = FALLBACK_;
-  static constexpr bool kNarrowWords = OPTIONS_::kNarrowWords;
+  static constexpr NarrowWords kNarrowWords = OPTIONS_::kNarrowWords;
   static constexpr int kMinBlocks = OPTIONS_::kMinBlocks;
   static constexpr bool kWindows = OPTIONS_::kWindows;
   static constexpr BlockAlgorithm kKeysOnlyAlgorithm = OPTIONS_::kKeysOnlyAlgorithm;

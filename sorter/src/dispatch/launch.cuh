@@ -29,8 +29,15 @@ cudaError_t launch_block_class(const SortCall& call, const SortData<Bits, Value>
   } else {
     using Sorter = BlockSorter<Shape, Bits, Value>;
     using Storage = typename Sorter::TempStorage;
-    return launch_persistent(block_sort_kernel<Shape, CLASS, Bits, Value>, Shape::kThreads, sizeof(Storage),
-                             call.stream, call.programmatic, 0, data, call.lists);
+    const auto kernel = [&] {
+      if constexpr (Sorter::kSplitsKeyRanges)
+        return data.compare_mask == kAllOnes<Bits> ? block_sort_kernel<Shape, CLASS, KeyRange::all_bits, Bits, Value>
+                                                   : block_sort_kernel<Shape, CLASS, KeyRange::partial, Bits, Value>;
+      else
+        return block_sort_kernel<Shape, CLASS, KeyRange::any, Bits, Value>;
+    }();
+    return launch_persistent(kernel, Shape::kThreads, sizeof(Storage), call.stream, call.programmatic, 0, data,
+                             call.lists);
   }
 }
 

@@ -212,14 +212,27 @@ struct Sm90Policy {
   // merges, its default strategy there). Ascending sizes; a segment goes to
   // the first shape that holds it, so a short segment never pays for a much
   // larger tile.
-  // Narrow words stay off in the 64x4 shape (they
-  // took it from 56 to 64 registers; fixed-256 u32 pairs 4.04 -> 4.24 x copy)
-  // and in the 1024-thread one (spills). 256x8 and 256x16 are compiled for
+  // The 64x4 shape sorts narrow words only in its kernel of calls that
+  // compare a bit range (NarrowWords::partial_calls): in its one kernel they
+  // took it from 56 to 64 registers (fixed-256 u32 pairs 4.04 -> 4.24 x
+  // copy). 64-bit (key, position) words had made 16-bit calls there slower
+  // than 32-bit keys alone and no faster than 32-bit pairs (bits [0, 16)
+  // fixed-256 keys alone 0.259 ms against 0.203, pairs 0.245 against 0.246,
+  // H200 run of 2f096a0). Same-run A/B on an H100, bits [0, 16) keys alone:
+  // fixed-256 0.246 -> 0.180 ms, fixed-200 0.304 -> 0.218, uniform:129:256
+  // 0.317 -> 0.236, tiles16-1M 0.107 -> 0.101, uniform:1:600 0.230 -> 0.217;
+  // fixed-130 and fixed-160, which windows take, even (16-bit pairs: not
+  // measured yet; their narrow kernel has 72 registers, 80 with 64-bit
+  // values). With the narrow path in the same kernel as the keys
+  // themselves, 32-bit keys alone of 129..256 took 3-4% longer, hence the
+  // kernel per kind of call (KeyRange, kernels/block_sort.cuh), whose
+  // full-range kernels are the code before (PTX identical).
+  // 256x8 and 256x16 are compiled for
   // 4 and 3 blocks per SM with u32 pairs (64 and 80 registers instead of 80
   // and 128; 256x16 spills 68 bytes): same-run A/B on the H200, tiles16-1M
   // 9.35-9.47 -> 8.80-9.00 x copy, fixed-4096 6.0 -> 5.9, the rest equal.
   struct WideWords : BlockSortOptions {
-    static constexpr bool kNarrowWords = false;
+    static constexpr NarrowWords kNarrowWords = NarrowWords::partial_calls;
   };
   // Keys alone take BlockSort in 129..256 too, sorting the keys themselves
   // (kKeyWords) instead of cub's merge sort of keys and 16-bit positions.

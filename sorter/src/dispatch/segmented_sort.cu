@@ -260,7 +260,8 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
           : block_class_mask<Policy>([&](auto shape, int b) {
               using Shape = typename decltype(shape)::type;
               const bool bitonic = (block_sort >> (kClassBlock0 + b)) & 1u;
-              const bool narrow_words = bitonic && Shape::kNarrowWords && Shape::kTileItems <= NarrowSortWord::kMaxItems;
+              const bool narrow_words = bitonic && Shape::kNarrowWords != NarrowWords::off &&
+                                        Shape::kTileItems <= NarrowSortWord::kMaxItems;
               const bool radix8 =
                   block_algorithm_for<Shape>(key_bytes, has_values) == BlockAlgorithm::radix8 && Shape::kClusterCtas == 1;
               return narrow_words || radix8;

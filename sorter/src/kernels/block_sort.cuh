@@ -48,6 +48,15 @@ struct OptionalStorage<true, Sort> {
   using type = typename Sort::TempStorage;
 };
 
+/// Which calls a block kernel is compiled for: any; or, where the narrow
+/// words of calls of a bit range would shape the registers and schedule of
+/// the paths that calls over every bit take (BlockSorter::kSplitsKeyRanges),
+/// one kernel for calls over every bit (what the shape's one kernel had) and
+/// one for calls of a bit range (narrow ranges and windows; keys alone never
+/// sort as themselves there). With both in one kernel, 32-bit keys alone of
+/// 129..256 took 3-4% longer, and 32-bit pairs there 5%.
+enum class KeyRange { any, all_bits, partial };
+
 template <class Shape, class Bits, class Value>
 struct BlockSorter {
   static_assert(Shape::kTileItems <= 65536, "the merge sort's positions are 16-bit");
@@ -72,6 +81,27 @@ struct BlockSorter {
   // Whether radix8 takes every single range of at most 16 compared bits, so
   // that BlockSort's narrow network never runs.
   static constexpr bool kRadix8TakesNarrowRanges = kRadix8RangeBits >= NarrowSortWord::kKeyBits;
+  // BlockSort's narrow words: at most 16 compared bits (quantised depths,
+  // or the last bits under an MSD split) as (key, position) in one 32-bit
+  // word, half the data of the usual words. Not where radix8 takes those
+  // ranges: a window never sorts narrow words.
+  static constexpr bool kSortsNarrowWords = kBitonic && sizeof(Bits) == 4 &&
+                                            Shape::kTileItems <= NarrowSortWord::kMaxItems &&
+                                            Shape::kNarrowWords != NarrowWords::off && !kRadix8TakesNarrowRanges;
+  // Keys alone, every bit compared: equal keys are identical, so the sort
+  // needs no positions and moves the keys themselves (KeyWord), the narrow
+  // words' size with nothing to gather back. It serves MSD children too
+  // (bits above a child's high bit are equal within it).
+  static constexpr bool kSortsKeyWords = kBitonic && !kHasValues<Value> && sizeof(Bits) == 4 && Shape::kKeyWords;
+  // Windows of calls of a bit range as narrow words too: (segment, compared
+  // bits, position) in 32 bits, where they fit (a windowed segment is longer
+  // than the walk's limit, so a window of a 16-bit call fits up to 1024
+  // keys). Only in the kernel of such calls.
+  static constexpr bool kSortsNarrowWindows =
+      kBitonic && sizeof(Bits) == 4 && Shape::kWindows && Shape::kTileItems <= NarrowSortWord::kMaxItems;
+  static constexpr bool kSplitsKeyRanges =
+      (kSortsNarrowWords && (kSortsKeyWords || Shape::kNarrowWords == NarrowWords::partial_calls)) ||
+      kSortsNarrowWindows;
   static constexpr bool kRadix8GathersValues = (kRadix8 || kRadix8Ranges) && kHasValues<Value> && sizeof(Value) != 4;
   using Position = std::conditional_t<kBitonic, std::uint32_t,
                                       std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>>;
@@ -149,7 +179,7 @@ __device__ __forceinline__ std::uint32_t window_segment_at(const std::uint32_t* 
   return lo;
 }
 
-template <class Shape, class Bits, class Value>
+template <class Shape, KeyRange RANGE, class Bits, class Value>
 __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Value>& data, const Task& task,
                                                         std::uint32_t window_first, std::uint32_t window_segments,
                                                         typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
@@ -179,17 +209,16 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   for (int i = 0; i < kItems; ++i) key[i] = data.codec.encode(key[i]) & data.compare_mask;
   __syncthreads();  // storage.load and storage.sort alias; the window offsets are in
 
-  // At most 16 bits to compare (quantised depths, or the last bits under an
-  // MSD split): (key, position) fits one 32-bit word, half the data to move.
-  // Bits above the task's high bit are equal within it, so they can go.
-  // (Not where radix8 takes those ranges: a window never sorts narrow words.)
-  constexpr bool kNarrowCapable = sizeof(Bits) == 4 && Shape::kTileItems <= NarrowSortWord::kMaxItems &&
-                                  Shape::kNarrowWords && !Sorter::kRadix8TakesNarrowRanges;
-  // Keys alone, every bit compared: equal keys are identical, so the sort
-  // needs no positions and moves the keys themselves (KeyWord), the narrow
-  // words' size with nothing to gather back. It serves MSD children too
-  // (bits above a child's high bit are equal within it).
-  constexpr bool kPlainCapable = !kHasValues<Value> && sizeof(Bits) == 4 && Shape::kKeyWords;
+  // The kernel of calls over every bit keeps what one kernel had: narrow
+  // words only where the shape takes them in its one kernel and keys alone
+  // do not sort as themselves there.
+  constexpr bool kNarrowCapable =
+      Sorter::kSortsNarrowWords && (RANGE != KeyRange::all_bits || (Shape::kNarrowWords == NarrowWords::on &&
+                                                                      !Sorter::kSortsKeyWords));
+  constexpr bool kPlainCapable = Sorter::kSortsKeyWords && RANGE != KeyRange::partial;
+  constexpr bool kNarrowWindowCapable = Sorter::kSortsNarrowWindows && RANGE == KeyRange::partial;
+  constexpr int kPositionBits = log2_of(Shape::kTileItems);
+  static_assert((1 << kPositionBits) == Shape::kTileItems, "bitonic tiles are powers of two");
   // Set under `if constexpr` but tested with a plain `if` on purpose: the
   // more direct forms (a constexpr-guarded branch, or folding the test into
   // one expression) left the 1024-thread kernel with 124-224 bytes of spills
@@ -199,6 +228,13 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
   bool narrow = false;
   if constexpr (kNarrowCapable)
     narrow = !plain && !windowed && needs_sort && task_high_bit(task) - data.begin_bit <= NarrowSortWord::kKeyBits;
+  // A window's narrow word: its segment index above the compared bits above
+  // the position, when they fit 32 bits.
+  bool narrow_window = false;
+  if constexpr (kNarrowWindowCapable) {
+    const int segment_bits = 32 - __clz(int(window_segments - 1));
+    narrow_window = windowed && segment_bits + (data.end_bit - data.begin_bit) + kPositionBits <= 32;
+  }
   std::uint32_t position[kItems];
   if (plain) {
     if constexpr (kPlainCapable) typename Sorter::Sort(storage.sort).template SortEncodedKeys<true>(key, int(task.length));
@@ -210,13 +246,29 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
       for (int i = 0; i < kItems; ++i) key[i] = (key[i] >> data.begin_bit) & ((1u << width) - 1u);
       typename Sorter::Sort(storage.sort).template SortPositionsNarrow<true>(key, int(task.length), position);
     }
+  } else if (narrow_window) {
+    if constexpr (kNarrowWindowCapable) {
+      const std::uint32_t p0 = std::uint32_t(t * kItems);
+      std::uint32_t segment = window_segment_at(storage.window_offsets, window_segments, p0);
+      const int segment_shift = data.end_bit - data.begin_bit + kPositionBits;
+      std::uint32_t word[kItems];
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        const std::uint32_t p = p0 + std::uint32_t(i);
+        if (p < task.length) {  // SortNarrowWords takes the rest as padding
+          while (storage.window_offsets[segment + 1] <= p) ++segment;
+          word[i] = (segment << segment_shift) | ((key[i] >> data.begin_bit) << kPositionBits) | p;
+        }
+      }
+      typename Sorter::Sort(storage.sort).template SortNarrowWords<true>(word, int(task.length));
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) position[i] = word[i] & ((1u << kPositionBits) - 1u);
+    }
   } else if (needs_sort) {
     if constexpr (sizeof(Bits) == 4) {
       // One network for segments and windows: a segment's word is
       // (key << 32 | position), a window's (segment, compared key bits,
       // position); either way the low kPositionBits are the position.
-      constexpr int kPositionBits = log2_of(Shape::kTileItems);
-      static_assert((1 << kPositionBits) == Shape::kTileItems, "bitonic tiles are powers of two");
       static_assert(kPositionBits + 32 + kPositionBits <= 64, "(segment, key, position) fits 64 bits");
       const std::uint32_t p0 = std::uint32_t(t * kItems);
       std::uint32_t segment = windowed ? window_segment_at(storage.window_offsets, window_segments, p0) : 0u;
@@ -387,7 +439,7 @@ __device__ __forceinline__ void block_sort_task_radix8(const SortData<Bits, Valu
 
 /// Sorts one task of at most Shape::kTileItems keys with the whole block and
 /// writes it to the user arrays (in place when the task lives there).
-template <class Shape, class Bits, class Value>
+template <class Shape, KeyRange RANGE, class Bits, class Value>
 __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& data, const Task& task,
                                                 std::uint32_t window_first, std::uint32_t window_segments,
                                                 typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
@@ -396,7 +448,7 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
     if constexpr (Sorter::kRadix8Ranges)
       if (window_segments <= 1 && Sorter::radix8_takes_range(task, data.begin_bit))  // one range
         return block_sort_task_radix8<Shape>(data, task, storage);
-    block_sort_task_bitonic<Shape>(data, task, window_first, window_segments, storage);
+    block_sort_task_bitonic<Shape, RANGE>(data, task, window_first, window_segments, storage);
   } else if constexpr (Sorter::kRadix8) {
     block_sort_task_radix8<Shape>(data, task, storage);  // no windows (dispatch offers none)
   } else {
@@ -410,7 +462,7 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
 /// may start long after block 0: tasks go to whichever block asks next (a
 /// ticket counter) rather than by block index, which would leave a late
 /// block's share for the end.
-template <class Shape, int CLASS, class Bits, class Value>
+template <class Shape, int CLASS, KeyRange RANGE, class Bits, class Value>
 __global__ void __launch_bounds__(Shape::kThreads, (BlockSorter<Shape, Bits, Value>::kMinBlocks))
     block_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
   enter_overlapped_kernel();
@@ -436,7 +488,7 @@ __global__ void __launch_bounds__(Shape::kThreads, (BlockSorter<Shape, Bits, Val
         const std::uint32_t first = v < count ? lists.class_segments[region + v] : 0u;
         const std::uint32_t segments = v < count ? lists.class_window_segments[region + v] : 1u;
         const Task task = v < count ? data.window_task(first, segments) : child_tasks[v - count];
-        block_sort_task<Shape>(data, task, first, segments, storage);
+        block_sort_task<Shape, RANGE>(data, task, first, segments, storage);
         __syncthreads();  // the next task's ticket and load reuse the shared memory
       }
   }

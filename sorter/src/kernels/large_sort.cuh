@@ -301,17 +301,15 @@ __device__ __forceinline__ std::uint64_t range_cost_from(const std::uint64_t* co
 /// `scratch` holds kGroupScratchWords words. All kDigits threads call it.
 constexpr int kGroupJumpLevels = 8;  // 2^8 = kDigits: the longest chain
 constexpr int kGroupJumpStride = kDigits + 2;  // entries per level: the digits, the chain's end, padding
-constexpr int kGroupScratchWords = 2 * kDigits + kDigits / 32 + 2 + kGroupJumpLevels * kGroupJumpStride / 2;
+constexpr int kGroupScratchWords = kDigits + kDigits / 32 + 2 + kGroupJumpLevels * kGroupJumpStride / 2;
 template <int LOOKAHEAD>
 __device__ __forceinline__ void group_children(const std::uint32_t* length, const std::uint32_t* start,
                                                std::uint32_t* group, std::uint32_t* scratch,
                                                std::uint32_t one_block_max, const std::uint64_t* cost_of_log2) {
   static_assert(kDigits == 1 << kGroupJumpLevels, "one jump level per bit of a chain position");
-  constexpr std::uint32_t kUnknown = 0xFFFFFFFFu;
   constexpr std::uint16_t kEnd = kDigits;  // past the last head; jumps from it stay there
-  std::uint32_t* next_head = scratch;            // [d]: the head after the group headed by d, or kUnknown
-  std::uint32_t* run_length = scratch + kDigits;  // [d]: that group's keys
-  std::uint32_t* head_words = scratch + 2 * kDigits;  // bit d: child d can head a group
+  std::uint32_t* run_length = scratch;            // [d]: the keys of the group headed by d, when known
+  std::uint32_t* head_words = scratch + kDigits;  // bit d: child d can head a group
   std::uint32_t* chain = head_words + kDigits / 32;   // [0]: where the chain stopped, [1]: where it goes on
   std::uint16_t* jump = reinterpret_cast<std::uint16_t*>(chain + 2);  // [level * kGroupJumpStride + d]
   const int d = threadIdx.x;
@@ -356,10 +354,8 @@ __device__ __forceinline__ void group_children(const std::uint32_t* length, cons
       ++looked;
     }
     const bool known = k == kDigits || looked < LOOKAHEAD;
-    const int after = known ? first_head_from(k) : d;
-    next_head[d] = known ? std::uint32_t(after) : kUnknown;
     run_length[d] = known ? end_length(k, head_start) : 0u;
-    link = std::uint16_t(after);
+    link = std::uint16_t(known ? first_head_from(k) : d);
   }
   jump[d] = link;
   if (d == 0) {
@@ -381,7 +377,7 @@ __device__ __forceinline__ void group_children(const std::uint32_t* length, cons
 #pragma unroll
     for (int level = 0; level < kGroupJumpLevels; ++level)
       if ((d >> level) & 1) at = jump[level * kGroupJumpStride + at];
-    if (at < kDigits && next_head[at] != kUnknown) group[at] = run_length[at];
+    if (at < kDigits && jump[at] != at) group[at] = run_length[at];  // a known group: its link leaves it
     if (d == kDigits - 1) chain[0] = std::uint32_t(at);  // kEnd, or the unknown head the chain stopped at
     __syncthreads();
     const int stop = int(chain[0]);

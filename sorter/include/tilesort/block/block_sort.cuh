@@ -458,6 +458,22 @@ class BlockSort {
     for (int r = 0; r < ITEMS_PER_THREAD; ++r) words[r] = w[r].bits;
   }
 
+  /// SortWords for caller-made 32-bit words, sorted as NarrowSortWord:
+  /// distinct words (a position in their low bits), e.g. (segment, key,
+  /// position) of several short segments whose compared bits, segment index
+  /// and position fit 32 bits, at half the data of SortWords. Words at
+  /// positions >= valid_items are ignored; ranks >= valid_items hold padding
+  /// (~0). Needs kTileItems <= 65536. Arrangement and synchronisation as
+  /// SortPositions.
+  template <bool STRIPED = false>
+  __device__ __forceinline__ void SortNarrowWords(std::uint32_t (&words)[ITEMS_PER_THREAD], int valid_items) {
+    static_assert(kTileItems <= NarrowSortWord::kMaxItems, "narrow words hold 16-bit positions");
+    NarrowSortWord w[ITEMS_PER_THREAD];
+    sort_made_words<STRIPED>(w, valid_items, [&](int r, std::uint32_t) { return NarrowSortWord{words[r]}; });
+#pragma unroll
+    for (int r = 0; r < ITEMS_PER_THREAD; ++r) words[r] = w[r].bits;
+  }
+
   /// Sorts encoded 32-bit keys alone, ascending, as KeyWord: half the data
   /// of SortPositions, no positions, and equal keys in no particular order,
   /// so only for sorts whose keys are all there is to them (no values, every
