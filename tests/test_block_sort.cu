@@ -12,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "block_test_util.hpp"
@@ -397,6 +398,21 @@ void check_narrow_positions(const std::vector<int>& valid, int key_bits, Rng& rn
   }
 }
 
+/// Where tile `tile` of a run_tiles output first differs from what a sort
+/// must give: its valid input words in std::sort's order, then padding (~0)
+/// up to the tile's end. {rank, the word wanted there}; rank -1 when none.
+template <class W>
+std::pair<int, W> first_wrong_rank(const std::vector<W>& in, const std::vector<W>& got, std::size_t tile,
+                                   int tile_items, int valid) {
+  const std::size_t first = tile * std::size_t(tile_items);
+  std::vector<W> want(in.begin() + std::ptrdiff_t(first), in.begin() + std::ptrdiff_t(first + std::size_t(valid)));
+  std::sort(want.begin(), want.end());
+  want.resize(std::size_t(tile_items), ~W(0));
+  for (int rank = 0; rank < tile_items; ++rank)
+    if (got[first + std::size_t(rank)] != want[std::size_t(rank)]) return {rank, want[std::size_t(rank)]};
+  return {-1, W(0)};
+}
+
 /// SortEncodedKeys against std::sort of the valid prefix: keys below
 /// 2^key_bits, the largest key (equal to the padding) made common, and
 /// garbage in the slots past the valid count, which the sort must ignore;
@@ -414,18 +430,12 @@ void check_encoded_keys(const std::vector<int>& valid, int key_bits, Rng& rng) {
   TileData<std::uint32_t, std::uint32_t> got;
   ASSERT_NO_FATAL_FAILURE(run_tiles(encoded_keys_kernel<T, I, STRIPED, S>, unsigned(valid.size()), T, kSmem, in, valid, got));
   for (std::size_t b = 0; b < valid.size(); ++b) {
-    std::vector<std::uint32_t> want(in.keys.begin() + std::ptrdiff_t(b * kTile),
-                                    in.keys.begin() + std::ptrdiff_t(b * kTile + std::size_t(valid[b])));
-    std::sort(want.begin(), want.end());
-    want.resize(kTile, ~0u);
-    for (int rank = 0; rank < kTile; ++rank) {
-      if (got.keys[b * kTile + std::size_t(rank)] != want[std::size_t(rank)]) {
-        ADD_FAILURE() << "SortEncodedKeys<" << T << "x" << I << (STRIPED ? ", striped" : "") << "> " << key_bits
-                      << "-bit keys, tile " << b << " (valid " << valid[b] << "), rank " << rank << ": "
-                      << got.keys[b * kTile + std::size_t(rank)] << " want " << want[std::size_t(rank)] << "; "
-                      << tstest::seed_message();
-        return;
-      }
+    const auto [rank, want] = first_wrong_rank(in.keys, got.keys, b, kTile, valid[b]);
+    if (rank >= 0) {
+      ADD_FAILURE() << "SortEncodedKeys<" << T << "x" << I << (STRIPED ? ", striped" : "") << "> " << key_bits
+                    << "-bit keys, tile " << b << " (valid " << valid[b] << "), rank " << rank << ": "
+                    << got.keys[b * kTile + std::size_t(rank)] << " want " << want << "; " << tstest::seed_message();
+      return;
     }
   }
 }
@@ -471,18 +481,13 @@ void check_sort_words(const std::vector<int>& valid, int key_bits, Rng& rng) {
   TileData<std::uint64_t, std::uint32_t> got;
   ASSERT_NO_FATAL_FAILURE(run_tiles(sort_words_kernel<std::uint64_t, T, I, STRIPED>, unsigned(valid.size()), T, kSmem, in, valid, got));
   for (std::size_t b = 0; b < valid.size(); ++b) {
-    std::vector<std::uint64_t> want(in.keys.begin() + std::ptrdiff_t(b * kTile),
-                                    in.keys.begin() + std::ptrdiff_t(b * kTile + std::size_t(valid[b])));
-    std::sort(want.begin(), want.end());
-    want.resize(kTile, ~std::uint64_t(0));
-    for (int rank = 0; rank < kTile; ++rank) {
-      if (got.keys[b * kTile + std::size_t(rank)] != want[std::size_t(rank)]) {
-        ADD_FAILURE() << "SortWords<" << T << "x" << I << (STRIPED ? ", striped" : "") << "> " << key_bits
-                      << "-bit keys, tile " << b << " (valid " << valid[b] << "), rank " << rank << ": word 0x"
-                      << std::hex << got.keys[b * kTile + std::size_t(rank)] << " want 0x" << want[std::size_t(rank)]
-                      << std::dec << "; " << tstest::seed_message();
-        return;
-      }
+    const auto [rank, want] = first_wrong_rank(in.keys, got.keys, b, kTile, valid[b]);
+    if (rank >= 0) {
+      ADD_FAILURE() << "SortWords<" << T << "x" << I << (STRIPED ? ", striped" : "") << "> " << key_bits
+                    << "-bit keys, tile " << b << " (valid " << valid[b] << "), rank " << rank << ": word 0x"
+                    << std::hex << got.keys[b * kTile + std::size_t(rank)] << " want 0x" << want << std::dec << "; "
+                    << tstest::seed_message();
+      return;
     }
   }
 }
@@ -516,18 +521,13 @@ void check_narrow_words(const std::vector<int>& valid, int segment_bits, int key
   TileData<std::uint32_t, std::uint32_t> got;
   ASSERT_NO_FATAL_FAILURE(run_tiles(sort_words_kernel<std::uint32_t, T, I, STRIPED>, unsigned(valid.size()), T, kSmem, in, valid, got));
   for (std::size_t b = 0; b < valid.size(); ++b) {
-    std::vector<std::uint32_t> want(in.keys.begin() + std::ptrdiff_t(b * kTile),
-                                    in.keys.begin() + std::ptrdiff_t(b * kTile + std::size_t(valid[b])));
-    std::sort(want.begin(), want.end());
-    want.resize(kTile, ~0u);
-    for (int rank = 0; rank < kTile; ++rank) {
-      if (got.keys[b * kTile + std::size_t(rank)] != want[std::size_t(rank)]) {
-        ADD_FAILURE() << "SortNarrowWords<" << T << "x" << I << (STRIPED ? ", striped" : "") << "> " << segment_bits
-                      << "-bit segments, " << key_bits << "-bit keys, tile " << b << " (valid " << valid[b]
-                      << "), rank " << rank << ": word 0x" << std::hex << got.keys[b * kTile + std::size_t(rank)]
-                      << " want 0x" << want[std::size_t(rank)] << std::dec << "; " << tstest::seed_message();
-        return;
-      }
+    const auto [rank, want] = first_wrong_rank(in.keys, got.keys, b, kTile, valid[b]);
+    if (rank >= 0) {
+      ADD_FAILURE() << "SortNarrowWords<" << T << "x" << I << (STRIPED ? ", striped" : "") << "> " << segment_bits
+                    << "-bit segments, " << key_bits << "-bit keys, tile " << b << " (valid " << valid[b]
+                    << "), rank " << rank << ": word 0x" << std::hex << got.keys[b * kTile + std::size_t(rank)]
+                    << " want 0x" << want << std::dec << "; " << tstest::seed_message();
+      return;
     }
   }
 }
