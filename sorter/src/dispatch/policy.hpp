@@ -221,9 +221,10 @@ struct Sm90Policy {
   // H200 run of 2f096a0). Same-run A/B on an H100, bits [0, 16) keys alone:
   // fixed-256 0.246 -> 0.180 ms, fixed-200 0.304 -> 0.218, uniform:129:256
   // 0.317 -> 0.236, tiles16-1M 0.107 -> 0.101, uniform:1:600 0.230 -> 0.217;
-  // fixed-130 and fixed-160, which windows take, even (16-bit pairs: not
-  // measured yet; their narrow kernel has 72 registers, 80 with 64-bit
-  // values). With the narrow path in the same kernel as the keys
+  // fixed-130 and fixed-160, which windows take, even; 16-bit pairs (the
+  // narrow kernel at 72 registers, 80 with 64-bit values), with the narrow
+  // windows: fixed-200 0.304 -> 0.254, uniform:129:256 0.321 -> 0.269
+  // (bench/results/h100-2026-12-05-candidates-55-ab.md). With the narrow path in the same kernel as the keys
   // themselves, 32-bit keys alone of 129..256 took 3-4% longer, hence the
   // kernel per kind of call (KeyRange, kernels/block_sort.cuh), whose
   // full-range kernels are the code before (PTX identical).
