@@ -155,7 +155,7 @@ Status match_cuda_device(DeviceMatchReport* report) noexcept {
     const std::string head = "Vulkan device '" + shortened(report->vulkan_name) + "' (UUID " +
                              to_string(report->vulkan_uuid) + ") is none of the " +
                              std::to_string(report->cuda_devices.size()) + " CUDA device(s):";
-    const std::size_t budget = Status::kMessageCapacity - 1 - std::strlen(to_string(StatusCode::device_mismatch)) - 2;
+    const std::size_t budget = Status::message_room(StatusCode::device_mismatch);
     const auto listed = [&](bool with_names, std::size_t devices) {
       std::string text = head;
       for (std::size_t i = 0; i < devices; ++i) {

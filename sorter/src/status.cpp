@@ -4,6 +4,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 namespace tilesort {
 
@@ -30,6 +31,10 @@ const char* to_string(StatusCode code) noexcept {
 
 Status::Status(StatusCode code, const char* message) noexcept : code_(code) {
   std::snprintf(message_, sizeof(message_), "%s: %s", to_string(code), message ? message : "");
+}
+
+std::size_t Status::message_room(StatusCode code) noexcept {
+  return kMessageCapacity - 1 - std::strlen(to_string(code)) - 2;  // the "%s: " above
 }
 
 Status Status::from_cuda(int cuda_error, const char* context) noexcept {

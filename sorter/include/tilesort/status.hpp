@@ -44,6 +44,9 @@ class Status {
 
   Status() noexcept = default;  // ok
   Status(StatusCode code, const char* message) noexcept;
+  /// Characters of `message` that Status(code, message) keeps uncut: the
+  /// code's name and ": " come first.
+  static std::size_t message_room(StatusCode code) noexcept;
   static Status from_cuda(int cuda_error, const char* context) noexcept;
 
   bool ok() const noexcept { return code_ == StatusCode::ok; }
