@@ -966,7 +966,8 @@ TEST_F(SegmentedSortMaxSize, PlanOf2p31Minus1Items) {
 // The warp classes' merge sort (32-bit keys alone, all bits: 33..64 keys in
 // 8 lanes x 8, 65..112 in 16 lanes x 7, 113..128 in 16 lanes x 8; pairs of
 // 32-bit keys and values compared on more than 25 bits: the stable merge in
-// 16 lanes x 3 and 16 x 7 where a warp's ranges fit, networks else) and the
+// 16 lanes x 3 and 16 x 7 where a warp's ranges fit, networks else; 64-bit
+// keys with 32-bit values: 16 x 4 for every 33..64-key range) and the
 // networks beside it (other values, narrow bit ranges, 64-bit keys): every length
 // of both classes, runs of one length so that consecutive segments share a
 // warp, 112 and 113 side by side so that a warp's pair straddles the short

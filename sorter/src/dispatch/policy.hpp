@@ -118,12 +118,19 @@ struct Sm90Policy {
     // but fixed-128 0.245 -> 0.280, fixed-64 0.222 -> 0.237 and
     // uniform:65:128 0.315 -> 0.333, so the full-length shapes stay
     // networks.
+    //
+    // 64-bit keys with 32-bit values merge the same way, in a plane of
+    // 64-bit keys, and in the 33..64 class at 16 x 4, so every warp of that
+    // class merges: their network moves a 64-bit key and a position per
+    // item and stage (u64 pairs fixed-64 at 0.91x of CUB's segmented sort,
+    // H100, a9b3018). Not yet measured.
     template <int KEY_BYTES, int VALUE_BYTES>
-    static constexpr bool kMergePairs = KEY_BYTES == 4 && VALUE_BYTES == 4;
-    template <int CLASS>
+    static constexpr bool kMergePairs = (KEY_BYTES == 4 || KEY_BYTES == 8) && VALUE_BYTES == 4;
+    template <int CLASS, int KEY_BYTES>
     using PairsShortShape = std::conditional_t<
         CLASS == kClassWarp128, GroupShape<16, 7, kLayout, WarpAlgorithm::stable_merge>,
-        std::conditional_t<CLASS == kClassWarp64, GroupShape<16, 3, kLayout, WarpAlgorithm::stable_merge>, void>>;
+        std::conditional_t<CLASS == kClassWarp64,
+                           GroupShape<16, KEY_BYTES == 8 ? 4 : 3, kLayout, WarpAlgorithm::stable_merge>, void>>;
     // Classes sorted by a kernel of their own (warp_class_kernel, launched
     // after the list kernel and overlapping it) instead of the list kernel.
     // Same-run A/Bs on the H200 against the list kernel taking 65..128

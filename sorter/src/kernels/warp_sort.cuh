@@ -69,7 +69,8 @@ constexpr bool kShapesTrackPositions =
 template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 constexpr bool kClassMergesPairs = [] {
   if constexpr (kHasValues<Value>)
-    return !std::is_void_v<typename Tuning::template PairsShortShape<CLASS>> && WORDS == WarpWords::positions &&
+    return !std::is_void_v<typename Tuning::template PairsShortShape<CLASS, int(sizeof(Bits))>> &&
+           WORDS == WarpWords::positions &&
            Tuning::template kMergePairs<int(sizeof(Bits)), int(sizeof(Value))>;
   else return false;
 }();
@@ -84,7 +85,8 @@ using WarpClassShape = std::tuple_element_t<
 /// one (Tuning::ShortShape128, Tuning::PairsShortShape), else void.
 template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 using WarpShortShape = std::conditional_t<
-    kClassMergesPairs<Tuning, CLASS, WORDS, Bits, Value>, typename Tuning::template PairsShortShape<CLASS>,
+    kClassMergesPairs<Tuning, CLASS, WORDS, Bits, Value>,
+    typename Tuning::template PairsShortShape<CLASS, int(sizeof(Bits))>,
     std::conditional_t<CLASS == kClassWarp128,
                        typename Tuning::template ShortShape128<int(sizeof(Bits)), kShapesTrackPositions<WORDS, Value>>,
                        void>>;
@@ -123,15 +125,25 @@ constexpr int class_merge_items() {
                   merge_items_of<WarpShortShape<Tuning, CLASS, WORDS, Bits, Value>>());
 }
 
-/// Words of a warp's shared scratch that class CLASS's sorts need: one
-/// plane of merge_scratch_words for a merge of 32-bit words, a second for
-/// the values of a stable merge of pairs; 0 when the class merges nothing.
+/// 32-bit words of the plane of Bits keys that a stable merge of pairs at
+/// ITEMS per lane takes; its values' plane follows (64-bit keys: an even
+/// count, so the values' plane and the next warp's keys stay aligned).
+template <int ITEMS, class Bits>
+constexpr int pairs_key_plane_words() {
+  return warp::merge_scratch_words<ITEMS, Bits>() * int(sizeof(Bits) / 4);
+}
+
+/// 32-bit words of a warp's shared scratch that class CLASS's sorts need:
+/// one plane of merge_scratch_words for a merge of 32-bit words; for a
+/// stable merge of pairs a plane of keys and one of values, rounded up to
+/// an even count; 0 when the class merges nothing.
 template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 constexpr int class_scratch_words() {
   constexpr int kItems = class_merge_items<Tuning, CLASS, WORDS, Bits, Value>();
-  constexpr int kPlanes = kClassMergesPairs<Tuning, CLASS, WORDS, Bits, Value> ? 2 : 1;
   if constexpr (kItems == 0) return 0;
-  else return kPlanes * warp::merge_scratch_words<kItems, std::uint32_t>();
+  else if constexpr (kClassMergesPairs<Tuning, CLASS, WORDS, Bits, Value>)
+    return (pairs_key_plane_words<kItems, Bits>() + warp::merge_scratch_words<kItems, Value>() + 1) & ~1;
+  else return warp::merge_scratch_words<kItems, std::uint32_t>();
 }
 
 /// Words of a warp's scratch in the list kernel: what the classes it sorts
@@ -222,32 +234,33 @@ __device__ __forceinline__ void warp_sort_task_narrow(const SortData<std::uint32
   gather_sorted_range<GROUP, ITEMS, LAYOUT>(data, task, lane_in_group, [&](int r) { return word[r] & kPositionMask; });
 }
 
-/// Pairs of 32-bit keys and 32-bit values (WarpAlgorithm::stable_merge):
-/// the keys, encoded, and their values sort together by the keys' compared
-/// bits, stably, the values in a second plane of the scratch after the
-/// keys' merge_scratch_words<ITEMS, std::uint32_t>(); both are written home
-/// from registers, with nothing gathered. Padding keys are all ones: they
-/// sort after every real key, and after equal ones, which precede them.
-template <int GROUP, int ITEMS, class Value>
-__device__ __forceinline__ void warp_sort_task_pairs_merge(const SortData<std::uint32_t, Value>& data,
-                                                           const Task& task, int lane_in_group,
-                                                           std::uint32_t* warp_scratch) {
+/// Pairs of 32- or 64-bit keys and 32-bit values
+/// (WarpAlgorithm::stable_merge): the keys, encoded, and their values sort
+/// together by the keys' compared bits, stably, the keys in a plane of the
+/// scratch (pairs_key_plane_words) and the values in a plane after it; both
+/// are written home from registers, with nothing gathered. Padding keys are
+/// all ones: they sort after every real key, and after equal ones, which
+/// precede them.
+template <int GROUP, int ITEMS, class Bits, class Value>
+__device__ __forceinline__ void warp_sort_task_pairs_merge(const SortData<Bits, Value>& data, const Task& task,
+                                                           int lane_in_group, std::uint32_t* warp_scratch) {
   static_assert(sizeof(Value) == 4, "values move through a plane of 32-bit words");
-  const std::uint32_t* src_keys = data.key_source(task) + task.begin;
+  static_assert(sizeof(Bits) == 4 || sizeof(Bits) == 8, "keys of 32 or 64 bits");
+  const Bits* src_keys = data.key_source(task) + task.begin;
   const Value* src_values = data.value_source(task) + task.begin;
-  std::uint32_t key[ITEMS];
+  Bits key[ITEMS];
   Value value[ITEMS];
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) {
     const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, warp::GroupLayout::blocked>(r, lane_in_group));
-    key[r] = i < task.length ? data.codec.encode(src_keys[i]) : ~0u;
+    key[r] = i < task.length ? data.codec.encode(src_keys[i]) : ~Bits(0);
     value[r] = i < task.length ? src_values[i] : Value{};
   }
   // The merge synchronises the warp before its first store to the scratch,
   // so every read of the range precedes every write home below.
   warp::subwarp_stable_merge_sort<GROUP, ITEMS>(
-      key, value, data.compare_mask, warp_scratch,
-      reinterpret_cast<Value*>(warp_scratch + warp::merge_scratch_words<ITEMS, std::uint32_t>()), lane_in_group);
+      key, value, data.compare_mask, reinterpret_cast<Bits*>(warp_scratch),
+      reinterpret_cast<Value*>(warp_scratch + pairs_key_plane_words<ITEMS, Bits>()), lane_in_group);
 #pragma unroll
   for (int r = 0; r < ITEMS; ++r) {
     const std::uint32_t i = std::uint32_t(warp::group_item<GROUP, ITEMS, warp::GroupLayout::blocked>(r, lane_in_group));
@@ -261,8 +274,9 @@ __device__ __forceinline__ void warp_sort_task_pairs_merge(const SortData<std::u
 /// Loads one task per group, sorts it, writes it to the user arrays. A group
 /// with task.length == 0 still takes part in the shuffles. The merge sorts
 /// need `warp_scratch`, this warp's shared memory: merge_scratch_words<ITEMS,
-/// std::uint32_t>() words for 32-bit keys alone or narrow words, twice that
-/// for the stable merge of pairs (class_scratch_words).
+/// std::uint32_t>() words for 32-bit keys alone or narrow words, a plane of
+/// keys and one of values for the stable merge of pairs
+/// (class_scratch_words; 8-byte aligned for 64-bit keys).
 template <int GROUP, int ITEMS, WarpWords WORDS, warp::GroupLayout LAYOUT,
           WarpAlgorithm ALGORITHM = WarpAlgorithm::bitonic, class Bits, class Value>
 __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data, const Task& task, int lane_in_group,
@@ -270,9 +284,8 @@ __device__ __forceinline__ void warp_sort_task(const SortData<Bits, Value>& data
   static_assert(WORDS != WarpWords::narrow || sizeof(Bits) == 4, "narrow words hold 32-bit keys' bits");
   static_assert(ALGORITHM != WarpAlgorithm::merge || (WORDS != WarpWords::positions && sizeof(Bits) == 4),
                 "the warp merge sort takes 32-bit words: keys alone or narrow words");
-  static_assert(ALGORITHM != WarpAlgorithm::stable_merge ||
-                    (WORDS == WarpWords::positions && sizeof(Bits) == 4 && kHasValues<Value>),
-                "the stable merge sorts pairs of 32-bit keys and values");
+  static_assert(ALGORITHM != WarpAlgorithm::stable_merge || (WORDS == WarpWords::positions && kHasValues<Value>),
+                "the stable merge sorts pairs");
   constexpr bool kTrackIndex = WORDS == WarpWords::positions;
   if constexpr (ALGORITHM == WarpAlgorithm::stable_merge) {
     static_assert(LAYOUT == warp::GroupLayout::blocked, "the merge sort holds its items blocked");
@@ -490,7 +503,9 @@ __global__ void __launch_bounds__(Tuning::kThreads, (warp_class_min_blocks<Tunin
   static_assert(Tuning::own_kernel(CLASS), "the list kernel sorts this class");
   enter_overlapped_kernel();
   constexpr int kScratchWords = std::max(1, class_scratch_words<Tuning, CLASS, WORDS, Bits, Value>());
-  __shared__ std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
+  static_assert(sizeof(Bits) == 4 || kScratchWords == 1 || kScratchWords % 2 == 0,
+                "each warp's plane of 64-bit keys is 8-byte aligned");
+  __shared__ __align__(8) std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
   if (!sort_aborted(lists)) {
     constexpr std::uint32_t kRanges = ranges_per_warp<Tuning, CLASS, WORDS, Bits, Value>();
     const std::uint32_t region = class_region_begin(*lists.counters, CLASS);
@@ -513,7 +528,9 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
   const Counters& counters = *lists.counters;
   // Per warp: the merge sorts' scratch (one word when no class merges).
   constexpr int kScratchWords = list_scratch_words<Tuning, WORDS, Bits, Value>();
-  __shared__ std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
+  static_assert(sizeof(Bits) == 4 || kScratchWords == 1 || kScratchWords % 2 == 0,
+                "each warp's plane of 64-bit keys is 8-byte aligned");
+  __shared__ __align__(8) std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
   std::uint32_t* const warp_scratch = merge_scratch[threadIdx.x / 32];
 
   // Virtual task space: warps needed per class, then one warp per child task.
