@@ -122,8 +122,12 @@ struct Sm90Policy {
     // 64-bit keys with 32-bit values merge the same way, in a plane of
     // 64-bit keys, and in the 33..64 class at 16 x 4, so every warp of that
     // class merges: their network moves a 64-bit key and a position per
-    // item and stage (u64 pairs fixed-64 at 0.91x of CUB's segmented sort,
-    // H100, a9b3018). Not yet measured.
+    // item and stage. Same-run A/B on the H100 (u64 keys + u32 values,
+    // bench/results/h100-2026-12-05-pairs-merge-u64-ab.md): fixed-40 0.555
+    // -> 0.439 ms, fixed-64 0.374 -> 0.310 (0.91x of CUB's segmented sort
+    // before), fixed-96 0.581 -> 0.337, fixed-112 0.507 -> 0.321,
+    // uniform:33:128 0.545 -> 0.499; fixed-128 (the network) and the rest
+    // within 2%.
     template <int KEY_BYTES, int VALUE_BYTES>
     static constexpr bool kMergePairs = (KEY_BYTES == 4 || KEY_BYTES == 8) && VALUE_BYTES == 4;
     template <int CLASS, int KEY_BYTES>
