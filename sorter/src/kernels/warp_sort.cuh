@@ -136,14 +136,21 @@ constexpr int pairs_key_plane_words() {
 /// 32-bit words of a warp's shared scratch that class CLASS's sorts need:
 /// one plane of merge_scratch_words for a merge of 32-bit words; for a
 /// stable merge of pairs a plane of keys and one of values, rounded up to
-/// an even count; 0 when the class merges nothing.
+/// an even count; 0 when the class merges nothing. With 64-bit keys the
+/// count is even, so in the kernels' __align__(8) scratch (one row of at
+/// least this many words per warp) every warp's plane of keys is 8-byte
+/// aligned.
 template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 constexpr int class_scratch_words() {
   constexpr int kItems = class_merge_items<Tuning, CLASS, WORDS, Bits, Value>();
-  if constexpr (kItems == 0) return 0;
-  else if constexpr (kClassMergesPairs<Tuning, CLASS, WORDS, Bits, Value>)
-    return (pairs_key_plane_words<kItems, Bits>() + warp::merge_scratch_words<kItems, Value>() + 1) & ~1;
-  else return warp::merge_scratch_words<kItems, std::uint32_t>();
+  constexpr int kWords = [] {
+    if constexpr (kItems == 0) return 0;
+    else if constexpr (kClassMergesPairs<Tuning, CLASS, WORDS, Bits, Value>)
+      return (pairs_key_plane_words<kItems, Bits>() + warp::merge_scratch_words<kItems, Value>() + 1) & ~1;
+    else return warp::merge_scratch_words<kItems, std::uint32_t>();
+  }();
+  static_assert(sizeof(Bits) == 4 || kWords % 2 == 0, "each warp's plane of 64-bit keys is 8-byte aligned");
+  return kWords;
 }
 
 /// Words of a warp's scratch in the list kernel: what the classes it sorts
@@ -503,8 +510,6 @@ __global__ void __launch_bounds__(Tuning::kThreads, (warp_class_min_blocks<Tunin
   static_assert(Tuning::own_kernel(CLASS), "the list kernel sorts this class");
   enter_overlapped_kernel();
   constexpr int kScratchWords = std::max(1, class_scratch_words<Tuning, CLASS, WORDS, Bits, Value>());
-  static_assert(sizeof(Bits) == 4 || kScratchWords == 1 || kScratchWords % 2 == 0,
-                "each warp's plane of 64-bit keys is 8-byte aligned");
   __shared__ __align__(8) std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
   if (!sort_aborted(lists)) {
     constexpr std::uint32_t kRanges = ranges_per_warp<Tuning, CLASS, WORDS, Bits, Value>();
@@ -528,8 +533,6 @@ __global__ void __launch_bounds__(Tuning::kThreads, Tuning::kMinBlocks) warp_sor
   const Counters& counters = *lists.counters;
   // Per warp: the merge sorts' scratch (one word when no class merges).
   constexpr int kScratchWords = list_scratch_words<Tuning, WORDS, Bits, Value>();
-  static_assert(sizeof(Bits) == 4 || kScratchWords == 1 || kScratchWords % 2 == 0,
-                "each warp's plane of 64-bit keys is 8-byte aligned");
   __shared__ __align__(8) std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
   std::uint32_t* const warp_scratch = merge_scratch[threadIdx.x / 32];
 
