@@ -463,6 +463,26 @@ std::vector<int> run_boundary_counts(int tile, int run) {
   return v;
 }
 
+/// Sorts `in`'s tiles of caller-made words with sort_words_kernel (SortWords
+/// for 64-bit W, SortNarrowWords for 32-bit W) and checks each against
+/// first_wrong_rank; a failure names the tile and rank after `what`.
+template <class W, int T, int I, bool STRIPED>
+void check_word_tiles(const TileData<W, std::uint32_t>& in, const std::vector<int>& valid, const std::string& what) {
+  constexpr int kTile = T * I;
+  constexpr int kSmem = int(sizeof(typename tilesort::block::BlockSort<std::uint32_t, KeysOnly, T, I>::TempStorage));
+  TileData<W, std::uint32_t> got;
+  ASSERT_NO_FATAL_FAILURE(run_tiles(sort_words_kernel<W, T, I, STRIPED>, unsigned(valid.size()), T, kSmem, in, valid, got));
+  for (std::size_t b = 0; b < valid.size(); ++b) {
+    const auto [rank, want] = first_wrong_rank(in.keys, got.keys, b, kTile, valid[b]);
+    if (rank >= 0) {
+      ADD_FAILURE() << what << ", tile " << b << " (valid " << valid[b] << "), rank " << rank << ": word 0x" << std::hex
+                    << got.keys[b * kTile + std::size_t(rank)] << " want 0x" << want << std::dec << "; "
+                    << tstest::seed_message();
+      return;
+    }
+  }
+}
+
 /// SortWords against std::sort of each tile's valid words: the valid ones
 /// come first in order, and every rank from valid on is padding (~0).
 template <int T, int I, bool STRIPED>
@@ -477,19 +497,9 @@ void check_sort_words(const std::vector<int>& valid, int key_bits, Rng& rng) {
     const std::uint64_t key = key_bits == 32 ? std::uint32_t(rng()) : std::uint32_t(rng()) & ((1u << key_bits) - 1u);
     in.keys[i] = (key << 32) | std::uint64_t(i % kTile);
   }
-  constexpr int kSmem = int(sizeof(typename tilesort::block::BlockSort<std::uint32_t, KeysOnly, T, I>::TempStorage));
-  TileData<std::uint64_t, std::uint32_t> got;
-  ASSERT_NO_FATAL_FAILURE(run_tiles(sort_words_kernel<std::uint64_t, T, I, STRIPED>, unsigned(valid.size()), T, kSmem, in, valid, got));
-  for (std::size_t b = 0; b < valid.size(); ++b) {
-    const auto [rank, want] = first_wrong_rank(in.keys, got.keys, b, kTile, valid[b]);
-    if (rank >= 0) {
-      ADD_FAILURE() << "SortWords<" << T << "x" << I << (STRIPED ? ", striped" : "") << "> " << key_bits
-                    << "-bit keys, tile " << b << " (valid " << valid[b] << "), rank " << rank << ": word 0x"
-                    << std::hex << got.keys[b * kTile + std::size_t(rank)] << " want 0x" << want << std::dec << "; "
-                    << tstest::seed_message();
-      return;
-    }
-  }
+  std::ostringstream what;
+  what << "SortWords<" << T << "x" << I << (STRIPED ? ", striped" : "") << "> " << key_bits << "-bit keys";
+  check_word_tiles<std::uint64_t, T, I, STRIPED>(in, valid, what.str());
 }
 
 /// SortNarrowWords against std::sort of each tile's valid words: (segment,
@@ -517,19 +527,10 @@ void check_narrow_words(const std::vector<int>& valid, int segment_bits, int key
       in.keys[b * kTile + std::size_t(p)] = (segment << (key_bits + kPositionBits)) | (key << kPositionBits) | std::uint32_t(p);
     }
   }
-  constexpr int kSmem = int(sizeof(typename tilesort::block::BlockSort<std::uint32_t, KeysOnly, T, I>::TempStorage));
-  TileData<std::uint32_t, std::uint32_t> got;
-  ASSERT_NO_FATAL_FAILURE(run_tiles(sort_words_kernel<std::uint32_t, T, I, STRIPED>, unsigned(valid.size()), T, kSmem, in, valid, got));
-  for (std::size_t b = 0; b < valid.size(); ++b) {
-    const auto [rank, want] = first_wrong_rank(in.keys, got.keys, b, kTile, valid[b]);
-    if (rank >= 0) {
-      ADD_FAILURE() << "SortNarrowWords<" << T << "x" << I << (STRIPED ? ", striped" : "") << "> " << segment_bits
-                    << "-bit segments, " << key_bits << "-bit keys, tile " << b << " (valid " << valid[b]
-                    << "), rank " << rank << ": word 0x" << std::hex << got.keys[b * kTile + std::size_t(rank)]
-                    << " want 0x" << want << std::dec << "; " << tstest::seed_message();
-      return;
-    }
-  }
+  std::ostringstream what;
+  what << "SortNarrowWords<" << T << "x" << I << (STRIPED ? ", striped" : "") << "> " << segment_bits
+       << "-bit segments, " << key_bits << "-bit keys";
+  check_word_tiles<std::uint32_t, T, I, STRIPED>(in, valid, what.str());
 }
 
 template <class K, class V, int T, int I, bool STRIPED = false, BlockSortStrategy S = kDefaultStrategy<T, I>>
