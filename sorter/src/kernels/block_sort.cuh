@@ -179,6 +179,17 @@ __device__ __forceinline__ std::uint32_t window_segment_at(const std::uint32_t* 
   return lo;
 }
 
+/// A window's sort word for tile position p: (segment, compared key bits,
+/// position). `segment` is the window segment of the thread's previous
+/// position (positions come in increasing order); it moves on past the
+/// segments that end at or before p.
+template <class Word, int POSITION_BITS>
+__device__ __forceinline__ Word window_word(const std::uint32_t* window_offsets, std::uint32_t& segment,
+                                            int segment_shift, std::uint32_t compared_bits, std::uint32_t p) {
+  while (window_offsets[segment + 1] <= p) ++segment;
+  return (Word(segment) << segment_shift) | (Word(compared_bits) << POSITION_BITS) | p;
+}
+
 template <class Shape, KeyRange RANGE, class Bits, class Value>
 __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Value>& data, const Task& task,
                                                         std::uint32_t window_first, std::uint32_t window_segments,
@@ -256,8 +267,8 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
       for (int i = 0; i < kItems; ++i) {
         const std::uint32_t p = p0 + std::uint32_t(i);
         if (p < task.length) {  // SortNarrowWords takes the rest as padding
-          while (storage.window_offsets[segment + 1] <= p) ++segment;
-          word[i] = (segment << segment_shift) | ((key[i] >> data.begin_bit) << kPositionBits) | p;
+          word[i] = window_word<std::uint32_t, kPositionBits>(storage.window_offsets, segment, segment_shift,
+                                                              key[i] >> data.begin_bit, p);
         }
       }
       typename Sorter::Sort(storage.sort).template SortNarrowWords<true>(word, int(task.length));
@@ -280,9 +291,8 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
         if (p >= task.length) {
           word[i] = ~std::uint64_t(0);
         } else if (windowed) {
-          while (storage.window_offsets[segment + 1] <= p) ++segment;
-          word[i] = (std::uint64_t(segment) << segment_shift) |
-                    (std::uint64_t(key[i] >> data.begin_bit) << kPositionBits) | p;
+          word[i] = window_word<std::uint64_t, kPositionBits>(storage.window_offsets, segment, segment_shift,
+                                                              key[i] >> data.begin_bit, p);
         } else {
           word[i] = (std::uint64_t(key[i]) << 32) | p;
         }
