@@ -154,7 +154,12 @@ struct Sm90Policy {
     // warps active; ours, at kMinBlocks, at 36% (ncu at 73c31c4, fixed-96).
     // Narrow words (which gather afterwards) spill there (52 bytes at 5
     // blocks per SM), and the networks of keys with positions hold more, so
-    // they keep kMinBlocks.
+    // they keep kMinBlocks. Compiling those networks for 5 blocks per SM too
+    // (32-bit keys with no or 32-bit values: 48 registers, no spill) lost in
+    // a same-run A/B on the H100 (bench/results/h100-2026-12-05-class-
+    // occupancy-ab.md): f32 pairs fixed-96 0.271 -> 0.320 ms, fixed-112
+    // 0.265 -> 0.325, u32 pairs fixed-96 0.253 -> 0.256; only 16-bit pairs
+    // gained (fixed-96 0.241 -> 0.237, fixed-112 0.214 -> 0.209).
     static constexpr int kClassKeysMinBlocks = 6;
     // The walk's shapes for keys of KEY_BYTES and values of VALUE_BYTES (0:
     // none).
