@@ -591,6 +591,10 @@ struct Sm90Policy {
   // for each (empty) round: fixed-16 keys alone 0.098 -> 0.109 ms, fixed:8
   // 0.095 -> 0.101 (same-run A/Bs, bench/results/h200-2026-12-05-ab10.md).
   static constexpr bool kMsdStagedScatterKeysOnly = false;
+  // How the keys-alone MSD scatter counts its chunk's digits: one shared
+  // atomic per key (false), or per distinct digit of a warp's keys
+  // (count_digit_in_warp), which keys with one dominant digit need.
+  static constexpr bool kMsdKeysCountByWarp = false;
   // Shared memory the MSD scatter may use per block; values are staged
   // there (cp.async) only when the chunk's keys, values and counters fit.
   static constexpr std::size_t kMsdScatterSmemMax = 96 * 1024;
