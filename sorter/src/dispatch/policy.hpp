@@ -620,11 +620,12 @@ struct Sm90Policy {
   // a few others agreeing with it in those bits) are finished with LSD
   // passes through global memory: by one block each, or from
   // kFallbackSpreadItems keys on by up to kFallbackWorkers blocks together
-  // (one 2^24-pair segment with half its keys 0 took 36 ms with one block).
+  // (one 2^24-pair segment with half its keys 0 took 36 ms with one block);
+  // up to the whole persistent grid.
   // The ones with no bits left (duplicates) are copied home by every block.
   using Fallback = BlockShape<256, 16>;
   static constexpr std::uint32_t kFallbackSpreadItems = 1u << 17;
-  static constexpr std::uint32_t kFallbackWorkers = 128;
+  static constexpr std::uint32_t kFallbackWorkers = 1024;
 };
 
 /// Turing (sm_75): 64 KB of shared memory per block caps the one-block sort
