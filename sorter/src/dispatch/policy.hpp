@@ -591,6 +591,10 @@ struct Sm90Policy {
   // for each (empty) round: fixed-16 keys alone 0.098 -> 0.109 ms, fixed:8
   // 0.095 -> 0.101 (same-run A/Bs, bench/results/h200-2026-12-05-ab10.md).
   static constexpr bool kMsdStagedScatterKeysOnly = false;
+  // How the keys-alone MSD scatter counts its chunk's digits: one shared
+  // atomic per key (false), or per distinct digit of a warp's keys
+  // (count_digit_in_warp), which keys with one dominant digit need.
+  static constexpr bool kMsdKeysCountByWarp = false;
   // Shared memory the MSD scatter may use per block; values are staged
   // there (cp.async) only when the chunk's keys, values and counters fit.
   static constexpr std::size_t kMsdScatterSmemMax = 96 * 1024;
@@ -616,11 +620,12 @@ struct Sm90Policy {
   // a few others agreeing with it in those bits) are finished with LSD
   // passes through global memory: by one block each, or from
   // kFallbackSpreadItems keys on by up to kFallbackWorkers blocks together
-  // (one 2^24-pair segment with half its keys 0 took 36 ms with one block).
+  // (one 2^24-pair segment with half its keys 0 took 36 ms with one block);
+  // up to the whole persistent grid.
   // The ones with no bits left (duplicates) are copied home by every block.
   using Fallback = BlockShape<256, 16>;
   static constexpr std::uint32_t kFallbackSpreadItems = 1u << 17;
-  static constexpr std::uint32_t kFallbackWorkers = 128;
+  static constexpr std::uint32_t kFallbackWorkers = 1024;
 };
 
 /// Turing (sm_75): 64 KB of shared memory per block caps the one-block sort

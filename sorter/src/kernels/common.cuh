@@ -162,6 +162,15 @@ __device__ __forceinline__ std::uint32_t lanes_below() {
   return mask;
 }
 
+/// Adds one to counts[digit] for each lane of the warp whose `counted` is
+/// set, with one shared atomic per distinct digit (its highest lane adds the
+/// lanes'). Heavily repeated digits would otherwise queue up to 32 atomics
+/// on one address. The whole warp calls it.
+__device__ __forceinline__ void count_digit_in_warp(std::uint32_t* counts, std::uint32_t digit, bool counted) {
+  const std::uint32_t peers = __match_any_sync(0xFFFFFFFFu, counted ? digit : ~0u);
+  if (counted && int(threadIdx.x % 32) == 31 - __clz(peers)) atomicAdd(&counts[digit], std::uint32_t(__popc(peers)));
+}
+
 /// Stable rank of a warp's items by digit: item j of every lane, in (j, lane)
 /// order, gets rank[j] = the number of the warp's items before it with the
 /// same digit, and `counts[d]` (the warp's counters, zeroed) ends as the

@@ -106,8 +106,10 @@ __device__ __forceinline__ int find_cached_bucket(const uint2* cached, std::uint
 /// Loads chunk [start, start + count) of `src_keys` in blocked order (the
 /// order the stable sort keeps), encodes the keys, counts their digits
 /// [low, low + bits) into s.histogram, and gives thread t the start of digit
-/// t within the chunk in `digit_start`. Ends with a barrier.
-template <class Shape, class Bits, class Value>
+/// t within the chunk in `digit_start`. Ends with a barrier. COUNT_BY_WARP:
+/// one shared atomic per distinct digit of a warp's items
+/// (count_digit_in_warp) instead of one per item, for skewed keys.
+template <class Shape, bool COUNT_BY_WARP, class Bits, class Value>
 __device__ __forceinline__ void load_and_count_chunk(const SortData<Bits, Value>& data, const Bits* src_keys,
                                                      std::uint64_t start, std::uint32_t count, int low, int bits,
                                                      LargeStorage<Shape, Bits, Value>& s,
@@ -123,7 +125,8 @@ __device__ __forceinline__ void load_and_count_chunk(const SortData<Bits, Value>
     const std::uint32_t p = std::uint32_t(t * Shape::kItemsMax + i);
     // Padding sorts last: largest digit, and after every real key in input order.
     key[i] = p < count ? data.codec.encode(key[i]) : kAllOnes<Bits>;
-    if (p < count) atomicAdd(&s.histogram[digit_of(key[i], low, bits)], 1u);
+    if constexpr (COUNT_BY_WARP) count_digit_in_warp(s.histogram, digit_of(key[i], low, bits), p < count);
+    else if (p < count) atomicAdd(&s.histogram[digit_of(key[i], low, bits)], 1u);
   }
   __syncthreads();
   typename Sorter::Scan(s.reused.scan).ExclusiveSum(s.histogram[t], digit_start);
@@ -698,7 +701,8 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
     const std::uint32_t chunk_prefix = rl.chunk_hist[std::uint64_t(chunk) * kDigits + t];
     Bits key[Shape::kItemsMax];
     std::uint32_t digit_start;
-    load_and_count_chunk<Shape>(data, data.key_source(task), c.start, c.count, c.low, c.bits, s, key, digit_start);
+    load_and_count_chunk<Shape, Policy::kMsdKeysCountByWarp>(data, data.key_source(task), c.start, c.count, c.low,
+                                                             c.bits, s, key, digit_start);
     s.dest_base[t] = task.begin + digit_base + chunk_prefix - digit_start;
     __syncthreads();
     sort_and_write_chunk<Shape>(data, s, key, data.value_source(task), c.start, c.count, c.low, c.bits,
@@ -963,6 +967,34 @@ struct MsdScatterLaunch {
   }
 };
 
+/// Counts the digits [low, low + bits) of keys [first, end) of the range
+/// at `src_keys` into `histogram` (zeroed, a barrier passed), and ends with a
+/// barrier. Each thread has Shape::kItemsMax loads in flight before it
+/// counts them, and a warp's equal digits take one atomic: the fallback's
+/// ranges are skewed by construction (one dominant digit), and with one
+/// load and one atomic per step its few blocks waited on both in turn.
+template <class Shape, class Bits, class Value>
+__device__ __forceinline__ void count_range_digits(const SortData<Bits, Value>& data, const Bits* src_keys,
+                                                   std::uint32_t first, std::uint32_t end, int low, int bits,
+                                                   std::uint32_t* histogram) {
+  constexpr int kItems = Shape::kItemsMax;
+  constexpr std::uint32_t kStep = std::uint32_t(Shape::kThreads) * kItems;
+  for (std::uint32_t base = first; base < end; base += kStep) {  // the same trips in every thread
+    Bits key[kItems];
+#pragma unroll
+    for (int r = 0; r < kItems; ++r) {
+      const std::uint32_t i = base + std::uint32_t(r * Shape::kThreads) + threadIdx.x;
+      if (i < end) key[r] = src_keys[i];
+    }
+#pragma unroll
+    for (int r = 0; r < kItems; ++r) {
+      const std::uint32_t i = base + std::uint32_t(r * Shape::kThreads) + threadIdx.x;
+      count_digit_in_warp(histogram, digit_of(data.codec.encode(key[r]), low, bits), i < end);
+    }
+  }
+  __syncthreads();
+}
+
 /// A barrier of the fallback kernel's first `workers` blocks (the k-th call
 /// in every one of them passes `target` = k * workers). They are resident
 /// together: the persistent grid is the blocks that fit the GPU at once,
@@ -1012,9 +1044,7 @@ __device__ __forceinline__ void spread_fallback_passes(const SortData<Bits, Valu
 
     s.histogram[t] = 0;
     __syncthreads();
-    for (std::uint32_t i = first + t; i < end; i += Shape::kThreads)
-      atomicAdd(&s.histogram[digit_of(data.codec.encode(src_keys[task.begin + i]), low, bits)], 1u);
-    __syncthreads();
+    count_range_digits<Shape>(data, src_keys + task.begin, first, end, low, bits, s.histogram);
     std::uint32_t* pass_counts = counts + std::size_t(parity) * workers * kDigits;
     parity ^= 1u;
     pass_counts[std::size_t(w) * kDigits + t] = s.histogram[t];
@@ -1040,7 +1070,7 @@ __device__ __forceinline__ void spread_fallback_passes(const SortData<Bits, Valu
       const std::uint32_t count = min(kTile, task.length - offset);
       Bits key[Shape::kItemsMax];
       std::uint32_t digit_start;
-      load_and_count_chunk<Shape>(data, src_keys, task.begin + offset, count, low, bits, s, key, digit_start);
+      load_and_count_chunk<Shape, true>(data, src_keys, task.begin + offset, count, low, bits, s, key, digit_start);
       s.dest_base[t] = task.begin + run_start - digit_start;
       run_start += s.histogram[t];
       __syncthreads();
@@ -1165,9 +1195,7 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads)
       // Histogram of the whole range for this digit.
       s.histogram[t] = 0;
       __syncthreads();
-      for (std::uint32_t i = t; i < task.length; i += Shape::kThreads)
-        atomicAdd(&s.histogram[digit_of(data.codec.encode(src_keys[task.begin + i]), low, bits)], 1u);
-      __syncthreads();
+      count_range_digits<Shape>(data, src_keys + task.begin, 0, task.length, low, bits, s.histogram);
       const std::uint32_t mine = s.histogram[t];
       if (t == 0) s.flag = 0;
       __syncthreads();
@@ -1182,7 +1210,7 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads)
         const std::uint32_t count = min(kTile, task.length - tile);
         Bits key[Shape::kItemsMax];
         std::uint32_t digit_start;
-        load_and_count_chunk<Shape>(data, src_keys, task.begin + tile, count, low, bits, s, key, digit_start);
+        load_and_count_chunk<Shape, true>(data, src_keys, task.begin + tile, count, low, bits, s, key, digit_start);
         s.dest_base[t] = task.begin + run_start - digit_start;
         run_start += s.histogram[t];
         __syncthreads();
