@@ -279,7 +279,7 @@ inline HostCase reference_result(const HostCase& c, Order order, int begin_bit =
 // ---------------------------------------------------------------------------
 // Key generators
 // ---------------------------------------------------------------------------
-enum class Dist { uniform, specials, all_equal, presorted, reversed, few_unique, low16 };
+enum class Dist { uniform, specials, all_equal, presorted, reversed, few_unique, low16, dominant };
 
 inline const char* name_of(Dist d) {
   switch (d) {
@@ -290,12 +290,13 @@ inline const char* name_of(Dist d) {
     case Dist::reversed: return "reversed";
     case Dist::few_unique: return "few_unique";
     case Dist::low16: return "low16";
+    case Dist::dominant: return "dominant";
   }
   return "?";
 }
 inline const std::vector<Dist>& all_dists() {
   static const std::vector<Dist> d = {Dist::uniform, Dist::specials, Dist::all_equal, Dist::presorted,
-                                      Dist::reversed, Dist::few_unique, Dist::low16};
+                                      Dist::reversed, Dist::few_unique, Dist::low16, Dist::dominant};
   return d;
 }
 
@@ -394,6 +395,15 @@ template <class K> std::vector<K> generate_keys_typed(Dist dist, std::uint64_t n
     case Dist::low16:
       for (auto& k : v) k = from_bits<K>(BitsOf<K>(rng() & 0xFFFFu));
       break;
+    case Dist::dominant: {
+      // One key holds 40-80% of the items, the rest are random: a large
+      // segment's MSD rounds keep splitting off the dominant key's bucket
+      // with a few others in it, which the fallback finishes.
+      const K k0 = random_key_uniform<K>(rng);
+      const std::uint64_t percent = 40 + rng() % 41;
+      for (auto& k : v) k = rng() % 100 < percent ? k0 : random_key_uniform<K>(rng);
+      break;
+    }
   }
   return v;
 }

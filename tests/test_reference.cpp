@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -217,6 +218,14 @@ TEST(Generators, DistributionsHaveTheirShape) {
   EXPECT_LE(std::set<std::uint32_t>(few.begin(), few.end()).size(), 8u);
   const auto low = generate_keys_typed<std::uint64_t>(Dist::low16, 1000, rng);
   for (auto v : low) EXPECT_LE(v, 0xFFFFu);
+  const auto dom = generate_keys_typed<std::uint32_t>(Dist::dominant, 10000, rng);
+  std::map<std::uint32_t, int> counts;
+  for (auto v : dom) ++counts[v];
+  int most = 0;
+  for (const auto& [key, count] : counts) most = std::max(most, count);
+  EXPECT_GE(most, 3500);
+  EXPECT_LE(most, 8500);
+  EXPECT_GT(counts.size(), 1000u);
 }
 
 }  // namespace

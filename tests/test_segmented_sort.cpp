@@ -886,7 +886,11 @@ TEST_F(SegmentedSortMaxSize, MsdRoundsFollowTheKeysDifferingBits) {
 // arrays (so the shared pass ends in scratch and goes home). Beside them: a
 // segment of equal keys that no round moves, and short segments. Small
 // enough to run under the sanitizers (SanitizerSegmentedSort below).
-void sort_fallback_ranges_and_check(cudaStream_t stream, std::mt19937_64& rng) {
+struct FallbackRanges {
+  std::vector<std::uint32_t> offsets, keys;
+};
+
+FallbackRanges fallback_ranges(std::mt19937_64& rng) {
   const std::vector<std::uint32_t> sizes = {50000, 3, 200000, 0, 70000, 1, 20000, 100, 300000, 300000};
   std::vector<std::uint32_t> offsets(1, 0);
   for (const std::uint32_t n : sizes) offsets.push_back(offsets.back() + n);
@@ -909,7 +913,34 @@ void sort_fallback_ranges_and_check(cudaStream_t stream, std::mt19937_64& rng) {
         default: keys[i] = r;
       }
     }
-  ASSERT_NO_FATAL_FAILURE(sort_u32_pairs_and_check(stream, offsets, keys));
+  return {offsets, keys};
+}
+
+void sort_fallback_ranges_and_check(cudaStream_t stream, std::mt19937_64& rng) {
+  const FallbackRanges r = fallback_ranges(rng);
+  ASSERT_NO_FATAL_FAILURE(sort_u32_pairs_and_check(stream, r.offsets, r.keys));
+}
+
+// The same ranges as keys alone: their MSD rounds run the keys-alone scatter
+// (which sorts its chunks in registers) before the fallback.
+void sort_fallback_keys_and_check(cudaStream_t stream, std::mt19937_64& rng) {
+  FallbackRanges r = fallback_ranges(rng);
+  std::vector<std::uint32_t> want = r.keys;
+  for (std::size_t s = 0; s + 1 < r.offsets.size(); ++s)
+    std::sort(want.begin() + r.offsets[s], want.begin() + r.offsets[s + 1]);
+  tilesort::SortPlan plan;
+  plan.key_type = KeyType::u32;
+  plan.value_type = ValueType::none;
+  plan.max_items = r.offsets.back();
+  plan.max_segments = r.offsets.size() - 1;
+  ASSERT_NO_FATAL_FAILURE(sort_u32_in_place(stream, plan, r.offsets, r.keys, nullptr));
+  for (std::size_t s = 0; s + 1 < r.offsets.size(); ++s) {
+    SCOPED_TRACE(::testing::Message() << "segment " << s << " of " << r.offsets[s + 1] - r.offsets[s] << " keys");
+    std::uint32_t bad = 0, first_bad = 0;
+    for (std::uint32_t i = r.offsets[s]; i < r.offsets[s + 1]; ++i)
+      if (r.keys[i] != want[i] && bad++ == 0) first_bad = i - r.offsets[s];
+    EXPECT_EQ(bad, 0u) << "first wrong rank " << first_bad;
+  }
 }
 
 using SegmentedSortFallback = GpuTest;
@@ -917,6 +948,11 @@ using SegmentedSortFallback = GpuTest;
 TEST_F(SegmentedSortFallback, RangesCopiedAndSorted) {
   TS_TRACE_SEED();
   ASSERT_NO_FATAL_FAILURE(sort_fallback_ranges_and_check(stream_, rng_));
+}
+
+TEST_F(SegmentedSortFallback, KeysAloneRangesSorted) {
+  TS_TRACE_SEED();
+  ASSERT_NO_FATAL_FAILURE(sort_fallback_keys_and_check(stream_, rng_));
 }
 
 // A plan of 2^31 - 1 items: 31 segments of 2^30, 2^29, ..., 1 u32 keys,
@@ -1174,6 +1210,11 @@ TEST_F(SanitizerSegmentedSort, ClusterClasses) {
 TEST_F(SanitizerSegmentedSort, FallbackRanges) {
   TS_TRACE_SEED();
   ASSERT_NO_FATAL_FAILURE(sort_fallback_ranges_and_check(stream_, rng_));
+}
+
+TEST_F(SanitizerSegmentedSort, FallbackKeysAlone) {
+  TS_TRACE_SEED();
+  ASSERT_NO_FATAL_FAILURE(sort_fallback_keys_and_check(stream_, rng_));
 }
 
 TEST_F(SanitizerSegmentedSort, SkewedLargeSegments) {
