@@ -593,7 +593,12 @@ struct Sm90Policy {
   static constexpr bool kMsdStagedScatterKeysOnly = false;
   // How the keys-alone MSD scatter counts its chunk's digits: one shared
   // atomic per key (false), or per distinct digit of a warp's keys
-  // (count_digit_in_warp), which keys with one dominant digit need.
+  // (count_digit_in_warp, as the fallback does). By warp lost everywhere in
+  // a same-run A/B on the H200 (bench/results/h200-2026-12-05-fallback-ab.md):
+  // random keys alone fixed-65536 0.350 -> 0.436 ms, one 2^24 segment 0.520
+  // -> 0.710, bits [0, 16) 1.28-1.52x; even half of the keys 0 lost (one
+  // 2^24 segment 0.676 -> 0.774): match.any per key costs more than the
+  // conflicts it saves.
   static constexpr bool kMsdKeysCountByWarp = false;
   // Shared memory the MSD scatter may use per block; values are staged
   // there (cp.async) only when the chunk's keys, values and counters fit.
@@ -620,8 +625,16 @@ struct Sm90Policy {
   // a few others agreeing with it in those bits) are finished with LSD
   // passes through global memory: by one block each, or from
   // kFallbackSpreadItems keys on by up to kFallbackWorkers blocks together
-  // (one 2^24-pair segment with half its keys 0 took 36 ms with one block);
-  // up to the whole persistent grid.
+  // (one 2^24-pair segment with half its keys 0 took 36 ms with one block),
+  // up to the whole persistent grid. Their digit counts keep 16 loads in
+  // flight per thread and take one shared atomic per distinct digit of a
+  // warp (count_range_digits). Same-run A/B on the H200 against 128 workers
+  // counting one load and one atomic at a time
+  // (bench/results/h200-2026-12-05-fallback-ab.md), --zero-keys 50: one
+  // 2^24 segment u32 pairs 1.012 -> 0.944 ms, keys alone 0.749 -> 0.676,
+  // u64 pairs 1.666 -> 1.324; one 2^26 segment u32 pairs 3.493 -> 3.212,
+  // keys alone 2.507 -> 2.200; fixed-2^20 5-13% and fixed-65536 and
+  // powerlaw 5-8% faster; random keys even.
   // The ones with no bits left (duplicates) are copied home by every block.
   using Fallback = BlockShape<256, 16>;
   static constexpr std::uint32_t kFallbackSpreadItems = 1u << 17;
