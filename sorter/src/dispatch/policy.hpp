@@ -637,6 +637,18 @@ struct Sm90Policy {
   // powerlaw 5-8% faster; random keys even.
   // The ones with no bits left (duplicates) are copied home by every block.
   using Fallback = BlockShape<256, 16>;
+  // Blocks per SM the fallback kernel is compiled for with 32-bit keys (128
+  // registers; 64-bit keys took 182 registers before and 195 now, one block
+  // per SM either way), and the loads each thread keeps in flight while it
+  // counts a range's digits (count_range_digits). With 16 loads and no
+  // bound it took 254 registers and one block per SM (ncu at a42637f,
+  // H100), which halved the one-block ranges' blocks: 256 segments of 65536
+  // 1-bit keys (each a fallback range) ran in two waves (0.403 -> 0.437 ms
+  // across two H100 runs). Bound to 2 blocks, 16 loads spilled 340-616
+  // bytes (u32 pairs), 8 spilled 28 bytes with keys alone, 4 nothing (121
+  // and 126 registers).
+  static constexpr int kFallbackMinBlocks = 2;
+  static constexpr int kFallbackCountLoads = 4;
   static constexpr std::uint32_t kFallbackSpreadItems = 1u << 17;
   static constexpr std::uint32_t kFallbackWorkers = 1024;
 };

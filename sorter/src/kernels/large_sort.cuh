@@ -969,15 +969,15 @@ struct MsdScatterLaunch {
 
 /// Counts the digits [low, low + bits) of keys [first, end) of the range
 /// at `src_keys` into `histogram` (zeroed, a barrier passed), and ends with a
-/// barrier. Each thread has Shape::kItemsMax loads in flight before it
-/// counts them, and a warp's equal digits take one atomic: the fallback's
-/// ranges are skewed by construction (one dominant digit), and with one
-/// load and one atomic per step its few blocks waited on both in turn.
-template <class Shape, class Bits, class Value>
+/// barrier. Each thread has LOADS loads in flight before it counts them,
+/// and a warp's equal digits take one atomic: the fallback's ranges are
+/// skewed by construction (one dominant digit), and with one load and one
+/// atomic per step its few blocks waited on both in turn.
+template <class Shape, int LOADS, class Bits, class Value>
 __device__ __forceinline__ void count_range_digits(const SortData<Bits, Value>& data, const Bits* src_keys,
                                                    std::uint32_t first, std::uint32_t end, int low, int bits,
                                                    std::uint32_t* histogram) {
-  constexpr int kItems = Shape::kItemsMax;
+  constexpr int kItems = LOADS;
   constexpr std::uint32_t kStep = std::uint32_t(Shape::kThreads) * kItems;
   for (std::uint32_t base = first; base < end; base += kStep) {  // the same trips in every thread
     Bits key[kItems];
@@ -1020,7 +1020,7 @@ __device__ __forceinline__ void fallback_workers_sync(std::uint32_t* arrivals, s
 /// and its count in the shares before its own, so it writes its tiles as
 /// the one-block passes do. A second barrier ends each pass. `barriers`
 /// counts the barriers passed, the same in every worker.
-template <class Shape, class Bits, class Value>
+template <class Shape, int COUNT_LOADS, class Bits, class Value>
 __device__ __forceinline__ void spread_fallback_passes(const SortData<Bits, Value>& data, const Task& task,
                                                        LargeStorage<Shape, Bits, Value>& s, std::uint32_t* counts,
                                                        std::uint32_t* arrivals, std::uint32_t workers,
@@ -1044,7 +1044,7 @@ __device__ __forceinline__ void spread_fallback_passes(const SortData<Bits, Valu
 
     s.histogram[t] = 0;
     __syncthreads();
-    count_range_digits<Shape>(data, src_keys + task.begin, first, end, low, bits, s.histogram);
+    count_range_digits<Shape, COUNT_LOADS>(data, src_keys + task.begin, first, end, low, bits, s.histogram);
     std::uint32_t* pass_counts = counts + std::size_t(parity) * workers * kDigits;
     parity ^= 1u;
     pass_counts[std::size_t(w) * kDigits + t] = s.histogram[t];
@@ -1089,7 +1089,7 @@ __device__ __forceinline__ void spread_fallback_passes(const SortData<Bits, Valu
 }
 
 template <class Policy, class Bits, class Value>
-__global__ void __launch_bounds__(Policy::Fallback::kThreads)
+__global__ void __launch_bounds__(Policy::Fallback::kThreads, sizeof(Bits) == 4 ? Policy::kFallbackMinBlocks : 0)
     fallback_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
   // Its tasks come from the histograms, which every kernel since the warp
   // sorts (which waited at entry) follows: final before it starts.
@@ -1176,8 +1176,8 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads)
     for (std::uint32_t v = 0; v < num_tasks; ++v) {
       const Task task = lists.fallback_tasks[v];
       if (spread(task))
-        spread_fallback_passes<Shape>(data, task, s, lists.chunk_aggregate, &lists.counters->fallback_arrivals,
-                                      workers, barriers);
+        spread_fallback_passes<Shape, Policy::kFallbackCountLoads>(
+            data, task, s, lists.chunk_aggregate, &lists.counters->fallback_arrivals, workers, barriers);
     }
   }
   // The other ranges with bits left: one block each.
@@ -1195,7 +1195,8 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads)
       // Histogram of the whole range for this digit.
       s.histogram[t] = 0;
       __syncthreads();
-      count_range_digits<Shape>(data, src_keys + task.begin, 0, task.length, low, bits, s.histogram);
+      count_range_digits<Shape, Policy::kFallbackCountLoads>(data, src_keys + task.begin, 0, task.length, low, bits,
+                                                             s.histogram);
       const std::uint32_t mine = s.histogram[t];
       if (t == 0) s.flag = 0;
       __syncthreads();
