@@ -626,15 +626,15 @@ struct Sm90Policy {
   // passes through global memory: by one block each, or from
   // kFallbackSpreadItems keys on by up to kFallbackWorkers blocks together
   // (one 2^24-pair segment with half its keys 0 took 36 ms with one block),
-  // up to the whole persistent grid. Their digit counts keep 16 loads in
-  // flight per thread and take one shared atomic per distinct digit of a
-  // warp (count_range_digits). Same-run A/B on the H200 against 128 workers
-  // counting one load and one atomic at a time
+  // up to the whole persistent grid. Their digit counts keep loads in flight
+  // (kFallbackCountLoads) and take one shared atomic per distinct digit of a
+  // warp (count_range_digits). Same-run A/B on the H200, at 16 loads, against
+  // 128 workers counting one load and one atomic at a time
   // (bench/results/h200-2026-12-05-fallback-ab.md), --zero-keys 50: one
   // 2^24 segment u32 pairs 1.012 -> 0.944 ms, keys alone 0.749 -> 0.676,
   // u64 pairs 1.666 -> 1.324; one 2^26 segment u32 pairs 3.493 -> 3.212,
-  // keys alone 2.507 -> 2.200; fixed-2^20 5-13% and fixed-65536 and
-  // powerlaw 5-8% faster; random keys even.
+  // keys alone 2.507 -> 2.200; random keys even. At 4 loads, 2 blocks per SM
+  // (below): 2^24 u32 pairs 1.015 -> 0.848 ms, keys alone 0.749 -> 0.632.
   // The ones with no bits left (duplicates) are copied home by every block.
   using Fallback = BlockShape<256, 16>;
   // Blocks per SM the fallback kernel is compiled for with 32-bit keys (128
