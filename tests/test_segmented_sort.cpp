@@ -675,11 +675,12 @@ void sort_u32_in_place(cudaStream_t stream, const tilesort::SortPlan& plan, cons
   if (values) TS_CUDA_ASSERT(cudaMemcpy(values->data(), d_values.get(), bytes, cudaMemcpyDeviceToHost));
 }
 
-/// Sorts u32 keys with their input positions as values (one plan sized for
-/// them) on key bits [begin_bit, end_bit), and checks every segment against
-/// std::stable_sort on those bits: the keys, and the order of the positions.
-void sort_u32_pairs_and_check(cudaStream_t stream, const std::vector<std::uint32_t>& offsets,
-                              std::vector<std::uint32_t> keys, int begin_bit = 0, int end_bit = -1) {
+/// Sorts u32 keys, with their input positions as values when `with_values`
+/// (one plan sized for them), on key bits [begin_bit, end_bit), and checks
+/// every segment against std::stable_sort on those bits: the keys, and the
+/// order of the positions.
+void sort_u32_and_check(cudaStream_t stream, const std::vector<std::uint32_t>& offsets,
+                        std::vector<std::uint32_t> keys, bool with_values, int begin_bit = 0, int end_bit = -1) {
   const std::uint32_t total = offsets.back();
   const int high_bit = end_bit < 0 ? 32 : end_bit;
   const std::uint32_t mask = std::uint32_t(((std::uint64_t(1) << (high_bit - begin_bit)) - 1u) << begin_bit);
@@ -696,17 +697,24 @@ void sort_u32_pairs_and_check(cudaStream_t stream, const std::vector<std::uint32
   }
   tilesort::SortPlan plan;
   plan.key_type = KeyType::u32;
-  plan.value_type = ValueType::b32;
+  plan.value_type = with_values ? ValueType::b32 : ValueType::none;
   plan.max_items = total;
   plan.max_segments = offsets.size() - 1;
-  ASSERT_NO_FATAL_FAILURE(sort_u32_in_place(stream, plan, offsets, keys, &values, begin_bit, end_bit));
+  ASSERT_NO_FATAL_FAILURE(
+      sort_u32_in_place(stream, plan, offsets, keys, with_values ? &values : nullptr, begin_bit, end_bit));
   for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
     SCOPED_TRACE(::testing::Message() << "segment " << s << " of " << offsets[s + 1] - offsets[s] << " keys");
     std::uint32_t bad = 0, first_bad = 0;
     for (std::uint32_t i = offsets[s]; i < offsets[s + 1]; ++i)
-      if ((keys[i] != want_keys[i] || values[i] != want_values[i]) && bad++ == 0) first_bad = i - offsets[s];
+      if ((keys[i] != want_keys[i] || (with_values && values[i] != want_values[i])) && bad++ == 0)
+        first_bad = i - offsets[s];
     EXPECT_EQ(bad, 0u) << "first wrong rank " << first_bad;
   }
+}
+
+void sort_u32_pairs_and_check(cudaStream_t stream, const std::vector<std::uint32_t>& offsets,
+                              std::vector<std::uint32_t> keys, int begin_bit = 0, int end_bit = -1) {
+  sort_u32_and_check(stream, offsets, std::move(keys), true, begin_bit, end_bit);
 }
 
 // One segment of 2^28 u32 pairs with 16 copies of every key: keys are
@@ -924,23 +932,8 @@ void sort_fallback_ranges_and_check(cudaStream_t stream, std::mt19937_64& rng) {
 // The same ranges as keys alone: their MSD rounds run the keys-alone scatter
 // (which sorts its chunks in registers) before the fallback.
 void sort_fallback_keys_and_check(cudaStream_t stream, std::mt19937_64& rng) {
-  FallbackRanges r = fallback_ranges(rng);
-  std::vector<std::uint32_t> want = r.keys;
-  for (std::size_t s = 0; s + 1 < r.offsets.size(); ++s)
-    std::sort(want.begin() + r.offsets[s], want.begin() + r.offsets[s + 1]);
-  tilesort::SortPlan plan;
-  plan.key_type = KeyType::u32;
-  plan.value_type = ValueType::none;
-  plan.max_items = r.offsets.back();
-  plan.max_segments = r.offsets.size() - 1;
-  ASSERT_NO_FATAL_FAILURE(sort_u32_in_place(stream, plan, r.offsets, r.keys, nullptr));
-  for (std::size_t s = 0; s + 1 < r.offsets.size(); ++s) {
-    SCOPED_TRACE(::testing::Message() << "segment " << s << " of " << r.offsets[s + 1] - r.offsets[s] << " keys");
-    std::uint32_t bad = 0, first_bad = 0;
-    for (std::uint32_t i = r.offsets[s]; i < r.offsets[s + 1]; ++i)
-      if (r.keys[i] != want[i] && bad++ == 0) first_bad = i - r.offsets[s];
-    EXPECT_EQ(bad, 0u) << "first wrong rank " << first_bad;
-  }
+  const FallbackRanges r = fallback_ranges(rng);
+  ASSERT_NO_FATAL_FAILURE(sort_u32_and_check(stream, r.offsets, r.keys, false));
 }
 
 using SegmentedSortFallback = GpuTest;
