@@ -167,7 +167,7 @@ __device__ __forceinline__ std::uint32_t lanes_below() {
 /// lanes'). Heavily repeated digits would otherwise queue up to 32 atomics
 /// on one address. The whole warp calls it.
 __device__ __forceinline__ void count_digit_in_warp(std::uint32_t* counts, std::uint32_t digit, bool counted) {
-  const std::uint32_t peers = __match_any_sync(0xFFFFFFFFu, counted ? digit : ~0u);
+  const std::uint32_t peers = warp::lanes_with_equal_bits<32, warp::Match::match_any>(counted ? digit : ~0u);
   if (counted && int(threadIdx.x % 32) == 31 - __clz(peers)) atomicAdd(&counts[digit], std::uint32_t(__popc(peers)));
 }
 

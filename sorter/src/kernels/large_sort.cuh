@@ -977,20 +977,16 @@ template <class Shape, int LOADS, class Bits, class Value>
 __device__ __forceinline__ void count_range_digits(const SortData<Bits, Value>& data, const Bits* src_keys,
                                                    std::uint32_t first, std::uint32_t end, int low, int bits,
                                                    std::uint32_t* histogram) {
-  constexpr int kItems = LOADS;
-  constexpr std::uint32_t kStep = std::uint32_t(Shape::kThreads) * kItems;
+  constexpr std::uint32_t kStep = std::uint32_t(Shape::kThreads) * LOADS;
   for (std::uint32_t base = first; base < end; base += kStep) {  // the same trips in every thread
-    Bits key[kItems];
+    const auto index = [&](int r) { return base + std::uint32_t(r * Shape::kThreads) + threadIdx.x; };
+    Bits key[LOADS];
 #pragma unroll
-    for (int r = 0; r < kItems; ++r) {
-      const std::uint32_t i = base + std::uint32_t(r * Shape::kThreads) + threadIdx.x;
-      if (i < end) key[r] = src_keys[i];
-    }
+    for (int r = 0; r < LOADS; ++r)
+      if (index(r) < end) key[r] = src_keys[index(r)];
 #pragma unroll
-    for (int r = 0; r < kItems; ++r) {
-      const std::uint32_t i = base + std::uint32_t(r * Shape::kThreads) + threadIdx.x;
-      count_digit_in_warp(histogram, digit_of(data.codec.encode(key[r]), low, bits), i < end);
-    }
+    for (int r = 0; r < LOADS; ++r)
+      count_digit_in_warp(histogram, digit_of(data.codec.encode(key[r]), low, bits), index(r) < end);
   }
   __syncthreads();
 }
