@@ -948,6 +948,59 @@ TEST_F(SegmentedSortFallback, KeysAloneRangesSorted) {
   ASSERT_NO_FATAL_FAILURE(sort_fallback_keys_and_check(stream_, rng_));
 }
 
+// The fallback with 64-bit keys, whose kernel counts with more loads in
+// flight than with 32-bit keys (Policy::kFallbackCountLoads64) and runs
+// unbound: the rounds compare the top 24 bits, so each kind below reaches
+// the fallback with 40 bits left. A dominant key 0 among keys random in
+// bits 63, 55 and 47 and the low 40 (a child of about 240,000 keys whose
+// passes the grid shares); keys random in those three bits and the low
+// byte (children of about 25,000 keys, one block each); nine in ten keys
+// equal to a random key, the others random; and short segments beside
+// them. Values are the input positions (stable order checked); both
+// orders, with values and without.
+HostCase fallback_ranges_u64(std::mt19937_64& rng, ValueType value_type) {
+  const std::vector<std::uint64_t> sizes = {300000, 2, 200000, 0, 150000, 1, 5000};
+  HostCase c;
+  c.key_type = KeyType::u64;
+  c.value_type = value_type;
+  c.offset_type = OffsetType::u32;
+  c.offsets = offsets_from_sizes(sizes, 0);
+  c.n = c.offsets.back();
+  std::vector<std::uint64_t> keys(c.n);
+  const std::uint64_t common = rng();
+  constexpr std::uint64_t kRoundBits = (1ull << 63) | (1ull << 55) | (1ull << 47);
+  for (std::size_t s = 0; s < sizes.size(); ++s)
+    for (std::uint64_t i = c.offsets[s]; i < c.offsets[s + 1]; ++i) {
+      const std::uint64_t r = rng();
+      switch (s) {
+        case 0: keys[i] = r % 5u != 0 ? 0u : r & (kRoundBits | 0xFFFFFFFFFFull); break;
+        case 2: keys[i] = r & (kRoundBits | 0xFFull); break;
+        case 4: keys[i] = r % 10u != 0 ? common : r; break;
+        default: keys[i] = r;
+      }
+    }
+  c.keys.resize(c.n * sizeof(std::uint64_t));
+  std::memcpy(c.keys.data(), keys.data(), c.keys.size());
+  c.values = index_values(value_type, c.n);
+  c.description = "u64 fallback ranges/" + std::string(name_of(value_type));
+  return c;
+}
+
+void sort_fallback_ranges_u64_and_check(cudaStream_t stream, std::mt19937_64& rng) {
+  for (const ValueType vt : {ValueType::b32, ValueType::none})
+    for (const Order order : {Order::ascending, Order::descending}) {
+      const HostCase c = fallback_ranges_u64(rng, vt);
+      RunOptions o;
+      o.order = order;
+      ASSERT_NO_FATAL_FAILURE(sort_and_check(stream, c, o));
+    }
+}
+
+TEST_F(SegmentedSortFallback, WideKeysRangesSorted) {
+  TS_TRACE_SEED();
+  ASSERT_NO_FATAL_FAILURE(sort_fallback_ranges_u64_and_check(stream_, rng_));
+}
+
 // A plan of 2^31 - 1 items: 31 segments of 2^30, 2^29, ..., 1 u32 keys,
 // every size class and the MSD path in one call. Segment k's keys are a
 // random bijection of [0, 2^k) under random high bits, so its sorted keys
@@ -1208,6 +1261,11 @@ TEST_F(SanitizerSegmentedSort, FallbackRanges) {
 TEST_F(SanitizerSegmentedSort, FallbackKeysAlone) {
   TS_TRACE_SEED();
   ASSERT_NO_FATAL_FAILURE(sort_fallback_keys_and_check(stream_, rng_));
+}
+
+TEST_F(SanitizerSegmentedSort, FallbackWideKeys) {
+  TS_TRACE_SEED();
+  ASSERT_NO_FATAL_FAILURE(sort_fallback_ranges_u64_and_check(stream_, rng_));
 }
 
 TEST_F(SanitizerSegmentedSort, SkewedLargeSegments) {

@@ -624,9 +624,9 @@ struct Sm90Policy {
   // skewed across more than the rounds' bits, such as one dominant key with
   // a few others agreeing with it in those bits) are finished with LSD
   // passes through global memory: by one block each, or from
-  // kFallbackSpreadItems keys on by up to kFallbackWorkers blocks together
-  // (one 2^24-pair segment with half its keys 0 took 36 ms with one block),
-  // up to the whole persistent grid. Their digit counts keep loads in flight
+  // kFallbackSpreadItems keys on by every block of the persistent grid
+  // together (one 2^24-pair segment with half its keys 0 took 36 ms with one
+  // block). Their digit counts keep loads in flight
   // (kFallbackCountLoads) and take one shared atomic per distinct digit of a
   // warp (count_range_digits). Same-run A/B on the H200, at 16 loads, against
   // 128 workers counting one load and one atomic at a time
@@ -646,11 +646,12 @@ struct Sm90Policy {
   // 1-bit keys (each a fallback range) ran in two waves (0.403 -> 0.437 ms
   // across two H100 runs). Bound to 2 blocks, 16 loads spilled 340-616
   // bytes (u32 pairs), 8 spilled 28 bytes with keys alone, 4 nothing (121
-  // and 126 registers).
+  // and 126 registers). 64-bit keys, unbound, count with
+  // kFallbackCountLoads64.
   static constexpr int kFallbackMinBlocks = 2;
   static constexpr int kFallbackCountLoads = 4;
+  static constexpr int kFallbackCountLoads64 = 16;
   static constexpr std::uint32_t kFallbackSpreadItems = 1u << 17;
-  static constexpr std::uint32_t kFallbackWorkers = 1024;
 };
 
 /// Turing (sm_75): 64 KB of shared memory per block caps the one-block sort

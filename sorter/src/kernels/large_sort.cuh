@@ -1094,6 +1094,7 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads, sizeof(Bits) == 4 
   using Storage = LargeStorage<Shape, Bits, Value>;
   using Scan = typename ChunkSorter<Shape, Bits, Value>::Scan;
   constexpr std::uint32_t kTile = Shape::kTileItems;
+  constexpr int kCountLoads = sizeof(Bits) == 4 ? Policy::kFallbackCountLoads : Policy::kFallbackCountLoads64;
   extern __shared__ __align__(16) unsigned char shared_raw[];
   Storage& s = *reinterpret_cast<Storage*>(shared_raw);
   if (sort_aborted(lists)) return;
@@ -1163,7 +1164,7 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads, sizeof(Bits) == 4 
   // Ranges with bits left from Policy::kFallbackSpreadItems keys on: LSD
   // passes shared by the first `workers` blocks, one range after another.
   // Their counts reuse the MSD look-back array, free once the rounds are done.
-  const std::uint32_t workers = min(min(gridDim.x, Policy::kFallbackWorkers), lists.max_chunks / 2);
+  const std::uint32_t workers = min(gridDim.x, lists.max_chunks / 2);
   const auto spread = [&](const Task& task) {
     return workers > 0 && task.length >= Policy::kFallbackSpreadItems && task_high_bit(task) > data.begin_bit;
   };
@@ -1172,7 +1173,7 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads, sizeof(Bits) == 4 
     for (std::uint32_t v = 0; v < num_tasks; ++v) {
       const Task task = lists.fallback_tasks[v];
       if (spread(task))
-        spread_fallback_passes<Shape, Policy::kFallbackCountLoads>(
+        spread_fallback_passes<Shape, kCountLoads>(
             data, task, s, lists.chunk_aggregate, &lists.counters->fallback_arrivals, workers, barriers);
     }
   }
@@ -1191,7 +1192,7 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads, sizeof(Bits) == 4 
       // Histogram of the whole range for this digit.
       s.histogram[t] = 0;
       __syncthreads();
-      count_range_digits<Shape, Policy::kFallbackCountLoads>(data, src_keys + task.begin, 0, task.length, low, bits,
+      count_range_digits<Shape, kCountLoads>(data, src_keys + task.begin, 0, task.length, low, bits,
                                                              s.histogram);
       const std::uint32_t mine = s.histogram[t];
       if (t == 0) s.flag = 0;
