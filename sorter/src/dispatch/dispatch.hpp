@@ -98,9 +98,11 @@ cudaError_t current_device_attributes(DeviceAttributes* attributes);
 /// Persistent grid for `kernel`: blocks that fit on the device at once (in
 /// clusters of `cluster_ctas`: whole clusters that fit). Cached per
 /// (kernel, device); also raises the kernel's dynamic shared memory limit the
-/// first time. Thread-safe.
+/// first time, and sets its preferred shared-memory carveout (percent of
+/// the SM's unified L1 and shared memory) unless `shared_carveout` is -1,
+/// which leaves it to the driver. Thread-safe.
 cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic_smem, int* blocks,
-                            int cluster_ctas = 1);
+                            int cluster_ctas = 1, int shared_carveout = -1);
 
 /// Launches `kernel` on its persistent grid (persistent_grid): the kernels
 /// that loop over work counted on the device.

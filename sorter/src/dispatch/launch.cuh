@@ -139,8 +139,13 @@ cudaError_t launch_sorts(const SortCall& call) {
     const auto histogram = msd_histogram_kernel<Policy, Bits, Value>;
     const auto scatter = Scatter::kernel();
     int hist_blocks = 0, scatter_blocks = 0;
-    if ((err = persistent_grid(reinterpret_cast<const void*>(histogram), Policy::Msd::kThreads, 0, &hist_blocks))) return err;
-    if ((err = persistent_grid(reinterpret_cast<const void*>(scatter), Scatter::kThreads, Scatter::kSmemBytes, &scatter_blocks))) return err;
+    // Both at one carveout, so that a round's kernels can share an SM.
+    if ((err = persistent_grid(reinterpret_cast<const void*>(histogram), Policy::Msd::kThreads, 0, &hist_blocks, 1,
+                               Policy::kMsdSharedCarveout)))
+      return err;
+    if ((err = persistent_grid(reinterpret_cast<const void*>(scatter), Scatter::kThreads, Scatter::kSmemBytes,
+                               &scatter_blocks, 1, Policy::kMsdSharedCarveout)))
+      return err;
     for (int round = 0; round < call.num_msd_rounds; ++round) {
       const RoundLists rl = round_lists(lists, round);
       err = launch_kernel(histogram, hist_blocks, Policy::Msd::kThreads, 0, call.stream, call.programmatic, data, lists,

@@ -600,6 +600,24 @@ struct Sm90Policy {
   // 2^24 segment 0.676 -> 0.774): match.any per key costs more than the
   // conflicts it saves.
   static constexpr bool kMsdKeysCountByWarp = false;
+  // Shared-memory carveout the MSD histogram and scatters ask for, in
+  // percent of the SM's largest (228 KB on sm_90; -1 leaves it to the
+  // driver). An SM changes its carveout only when it runs no block, so two
+  // consecutive kernels with different carveouts cannot share an SM: the
+  // next kernel's blocks wait for the SM to drain instead of filling in
+  // behind the last blocks of the one before. Left to the driver, each
+  // round alternated between 132 KB (histogram) and 196 KB (the staged
+  // scatter, two blocks of 93 KB). At 85% both run at 196 KB (ncu:
+  // launch__shared_mem_config_size; 2 scatter and 4 histogram blocks per SM
+  // fit as before). Same-run A/B on the H100 (bench/results/
+  // h100-2026-12-05-msd-carveout-ab.md), u32 pairs: fixed-65536 0.568 ->
+  // 0.538 ms, bits [0, 16) 0.496 -> 0.462; fixed:40000 0.651 -> 0.612 and
+  // 0.499 -> 0.467; one 2^24 segment 0.835 -> 0.825 and 0.616 -> 0.600;
+  // powerlaw at 16 bits 0.468 -> 0.455; rows without MSD work within 0.5%.
+  // At 100% (228 KB, 28 KB of L1) the histogram alone took 8% longer in ncu
+  // and the 16-bit fixed-16 row 4% longer; every kernel of the sort at one
+  // carveout helped no row without MSD rounds and cost up to 5% on some.
+  static constexpr int kMsdSharedCarveout = 85;
   // Shared memory the MSD scatter may use per block; values are staged
   // there (cp.async) only when the chunk's keys, values and counters fit.
   static constexpr std::size_t kMsdScatterSmemMax = 96 * 1024;
@@ -669,6 +687,8 @@ struct Sm75Policy : Sm90Policy {
   // 64-bit keys with 64-bit values (81 KB with values staged) read their
   // values from global memory instead.
   static constexpr std::size_t kMsdScatterSmemMax = 60 * 1024;
+  // Turing's carveouts (32 or 64 KB) are not measured: the driver chooses.
+  static constexpr int kMsdSharedCarveout = -1;
 };
 
 static_assert(std::tuple_size_v<Sm90Policy::BlockShapes> == kNumBlockClasses, "one shape per block class");

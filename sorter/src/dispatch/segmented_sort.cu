@@ -363,7 +363,8 @@ cudaError_t current_device_attributes(DeviceAttributes* attributes) {
   return cudaSuccess;
 }
 
-cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic_smem, int* blocks, int cluster_ctas) {
+cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic_smem, int* blocks, int cluster_ctas,
+                            int shared_carveout) {
   struct Entry {
     const void* kernel;
     int device;
@@ -391,6 +392,10 @@ cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic
   }
   if (dynamic_smem > 48 * 1024 && dynamic_smem > largest) {
     err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dynamic_smem));
+    if (err != cudaSuccess) return err;
+  }
+  if (shared_carveout >= 0) {
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, shared_carveout);
     if (err != cudaSuccess) return err;
   }
   if (cluster_ctas > 1) {
