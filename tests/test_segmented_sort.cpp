@@ -960,12 +960,8 @@ TEST_F(SegmentedSortFallback, KeysAloneRangesSorted) {
 // orders, with values and without.
 HostCase fallback_ranges_u64(std::mt19937_64& rng, ValueType value_type) {
   const std::vector<std::uint64_t> sizes = {300000, 2, 200000, 0, 150000, 1, 5000};
-  HostCase c;
-  c.key_type = KeyType::u64;
-  c.value_type = value_type;
-  c.offset_type = OffsetType::u32;
-  c.offsets = offsets_from_sizes(sizes, 0);
-  c.n = c.offsets.back();
+  // make_case lays out the offsets and the position values; the keys are replaced below.
+  HostCase c = make_case(KeyType::u64, value_type, OffsetType::u32, sizes, Dist::all_equal, rng);
   std::vector<std::uint64_t> keys(c.n);
   const std::uint64_t common = rng();
   constexpr std::uint64_t kRoundBits = (1ull << 63) | (1ull << 55) | (1ull << 47);
@@ -979,9 +975,7 @@ HostCase fallback_ranges_u64(std::mt19937_64& rng, ValueType value_type) {
         default: keys[i] = r;
       }
     }
-  c.keys.resize(c.n * sizeof(std::uint64_t));
   std::memcpy(c.keys.data(), keys.data(), c.keys.size());
-  c.values = index_values(value_type, c.n);
   c.description = "u64 fallback ranges/" + std::string(name_of(value_type));
   return c;
 }

@@ -1193,7 +1193,7 @@ __global__ void __launch_bounds__(Policy::Fallback::kThreads, sizeof(Bits) == 4 
       s.histogram[t] = 0;
       __syncthreads();
       count_range_digits<Shape, kCountLoads>(data, src_keys + task.begin, 0, task.length, low, bits,
-                                                             s.histogram);
+                                             s.histogram);
       const std::uint32_t mine = s.histogram[t];
       if (t == 0) s.flag = 0;
       __syncthreads();
