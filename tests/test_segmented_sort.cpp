@@ -572,13 +572,15 @@ TEST_F(SegmentedSortBitRanges, MsdSpansAndChildGroups) {
 
 // The MSD scatter for every key and value width (32-bit keys with values take
 // the staged scatter, keys alone the chunk sort in registers; 64-bit keys with
-// 64-bit values stage the most shared memory): buckets whose last 4096-key
-// chunk is full, one key long or one short, in both rounds; keys with one
+// values the staged scatter's wide shape, 64-bit values staging the most
+// shared memory): buckets whose last chunk (4096 keys; 8192 for 64-bit keys
+// with values) is full, one key long or one short, in both rounds; keys with one
 // digit everywhere (skipped buckets), few values (long equal runs, where the
 // stable rank matters) and the 16-bit range.
 TEST_F(SegmentedSortBitRanges, MsdScatterChunkTailsEveryWidth) {
   TS_TRACE_SEED();
-  std::vector<std::uint64_t> sizes = {4096 * 5, 4096 * 5 + 1, 4096 * 6 - 1, 16385, 3, 0, 8193, 4096 * 16 + 1};
+  std::vector<std::uint64_t> sizes = {4096 * 5,     4096 * 5 + 1, 4096 * 6 - 1, 16385, 3, 0, 8193, 4096 * 16 + 1,
+                                      8192 * 3 + 1, 8192 * 4};
   if (!small_mode()) sizes.push_back(4096 * 40 - 1);
   int i = 0;
   for (const KeyType key : {KeyType::u32, KeyType::f32, KeyType::u64}) {
@@ -1331,12 +1333,14 @@ TEST_F(SanitizerSegmentedSort, NarrowCallsInRadixClasses) {
 
 TEST_F(SanitizerSegmentedSort, MsdSpans) {
   TS_TRACE_SEED();
-  // 18 and 33 chunks: buckets of two and three histogram spans, then
-  // grouped children.
+  // 18 and 33 chunks of 4096 keys: buckets of two and three histogram spans,
+  // then grouped children; 64-bit keys with values take the scatter's wide
+  // shape (9 and 17 chunks of 8192 keys).
   const std::vector<std::uint64_t> sizes = {70000, 2, 135000, 0, 9};
-  for (ValueType vt : {ValueType::none, ValueType::b32}) {
-    SCOPED_TRACE(name_of(vt));
-    const HostCase c = make_case(KeyType::u32, vt, OffsetType::u32, sizes, Dist::uniform, rng_, 2, 2);
+  for (const auto& [kt, vt] : {std::pair{KeyType::u32, ValueType::none}, std::pair{KeyType::u32, ValueType::b32},
+                               std::pair{KeyType::u64, ValueType::b32}}) {
+    SCOPED_TRACE(::testing::Message() << name_of(kt) << " " << name_of(vt));
+    const HostCase c = make_case(kt, vt, OffsetType::u32, sizes, Dist::uniform, rng_, 2, 2);
     RunOptions o;
     o.order = vt == ValueType::none ? Order::descending : Order::ascending;
     ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));

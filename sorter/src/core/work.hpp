@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "tilesort/status.hpp"
 
@@ -90,6 +91,28 @@ __host__ __device__ constexpr std::uint32_t msd_span_chunks(std::uint32_t chunks
 __host__ __device__ constexpr std::uint32_t msd_spans(std::uint32_t chunks, std::uint32_t max_span) {
   const std::uint32_t span = msd_span_chunks(chunks, max_span);
   return (chunks + span - 1) / span;
+}
+
+/// The staged MSD scatter's block shape for keys of KEY_BYTES bytes.
+template <class Policy, int KEY_BYTES>
+using MsdScatterShape =
+    std::conditional_t<KEY_BYTES == 8, typename Policy::MsdScatterWideKeys, typename Policy::MsdScatter>;
+
+/// Keys per MSD chunk for a policy and the sort's types: the tile of the
+/// scatter they take (the staged scatter with values, the chunk sort in
+/// registers for keys alone), which is also the unit the histogram counts
+/// per chunk.
+template <class Policy>
+__host__ __device__ constexpr std::uint32_t msd_chunk_items(int key_bytes, bool has_values) {
+  if (!has_values && !Policy::kMsdStagedScatterKeysOnly) return std::uint32_t(Policy::Msd::kTileItems);
+  return key_bytes == 8 ? std::uint32_t(MsdScatterShape<Policy, 8>::kTileItems)
+                        : std::uint32_t(MsdScatterShape<Policy, 4>::kTileItems);
+}
+
+/// Most chunks of one histogram span: Policy::kMsdSpanItems keys.
+template <class Policy>
+__host__ __device__ constexpr std::uint32_t msd_span_chunks_max(int key_bytes, bool has_values) {
+  return Policy::kMsdSpanItems / msd_chunk_items<Policy>(key_bytes, has_values);
 }
 
 /// Counters, zeroed by one memset at the start of every sort.

@@ -537,13 +537,14 @@ struct Sm90Policy {
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;
-  // The MSD histogram counts up to this many consecutive chunks of a bucket
-  // per block (a span; a bucket keeps at least 4 spans, msd_span_chunks)
-  // and looks back over spans: per chunk, its look-back outran its work and
-  // the inclusive counts lagged far behind (2^26 pairs: round 0's histogram
-  // 0.69-1.0 ms, 16 chunks per span 0.136 ms). Spans of 16 for every bucket
-  // left buckets of a few chunks to one block (tiles16-4M 0.544 -> 0.579 ms).
-  static constexpr std::uint32_t kMsdSpanChunks = 16;
+  // The MSD histogram counts up to this many keys of a bucket per block, in
+  // consecutive chunks (a span; a bucket keeps at least 4 spans,
+  // msd_span_chunks) and looks back over spans: per chunk, its look-back
+  // outran its work and the inclusive counts lagged far behind (2^26 pairs:
+  // round 0's histogram 0.69-1.0 ms, spans of 16 4096-key chunks 0.136 ms).
+  // Spans of 16 chunks for every bucket left buckets of a few chunks to one
+  // block (tiles16-4M 0.544 -> 0.579 ms).
+  static constexpr std::uint32_t kMsdSpanItems = 16 * 4096;
   // How many children on each thread of the histogram's last span looks for
   // the end of a group it would head (group_children); a longer group is
   // finished by one warp, 32 children at a time. With kGroupCost below,
@@ -563,8 +564,8 @@ struct Sm90Policy {
   // uncapped 88, 2 blocks per SM).
   static constexpr int kMsdHistogramMinBlocks = 4;
   static constexpr int kMsdHistogramMinBlocks64 = 3;
-  // The MSD scatter with values: 512 threads x 8 items per 4096-key chunk,
-  // compiled for 2 blocks per SM (64 registers). Only digits and ranks live
+  // The MSD scatter with 32-bit keys and values: 512 threads x 8 items per
+  // 4096-key chunk, compiled for 2 blocks per SM (64 registers). Only digits and ranks live
   // in registers; keys and values wait in shared memory. Same-run A/B on
   // the H200 against the chunk sort in registers it replaced (cub, two 4-bit
   // passes, values gathered from global memory; 112 registers, 2 blocks of
@@ -575,6 +576,21 @@ struct Sm90Policy {
   // (80 registers) 8-13% slower.
   using MsdScatter = BlockShape<512, 8>;
   static constexpr int kMsdScatterMinBlocks = 2;
+  // 64-bit keys with values: 1024 x 8 per 8192-key chunk (the histogram
+  // counts the same chunks), one block per SM, one chunk buffer; 64
+  // registers, no spill. Twice the keys per digit run (about 32 per chunk
+  // and digit) and half the chunks' fixed costs. Same-run A/B on the H100
+  // against 512 x 8 (bench/results/h100-2026-12-05-msd-wide-keys-ab.md),
+  // u64 keys + u32 values: one 2^26 segment 5.495 -> 4.846 ms, one 2^24
+  // segment 1.341 -> 1.282, fixed:40000 0.986 -> 0.939, fixed-65536 0.972
+  // -> 0.939, fixed-2^20 1.118 -> 1.090, powerlaw 0.929 -> 0.905;
+  // tiles16-4M 0.823 -> 0.833 (its MSD buckets of two to four 4096-key
+  // chunks become one to two chunks, fewer blocks). The same shape for
+  // 32-bit keys with values (two buffers, 165 KB, one block per SM) lost
+  // 11-16% on every MSD row (fixed-65536 0.539 -> 0.610 ms, one 2^24
+  // segment 0.822 -> 0.913, 2^26 even): with 32-bit keys the two blocks
+  // per SM overlap one block's ranking with the other's writes.
+  using MsdScatterWideKeys = BlockShape<1024, 8>;
   // How the MSD scatter's warps find lanes with equal digits
   // (warp::lanes_with_equal_bits): match.any. Eight ballots of four
   // instructions each lost (same-run A/B, H200, u32 pairs: one 2^26
@@ -618,9 +634,13 @@ struct Sm90Policy {
   // and the 16-bit fixed-16 row 4% longer; every kernel of the sort at one
   // carveout helped no row without MSD rounds and cost up to 5% on some.
   static constexpr int kMsdSharedCarveout = 85;
-  // Shared memory the MSD scatter may use per block; values are staged
-  // there (cp.async) only when the chunk's keys, values and counters fit.
+  // Shared memory the MSD scatter may use per block, for 32-bit and 64-bit
+  // keys; values are staged there (cp.async) only when the chunk's keys,
+  // values and counters fit, and a second chunk buffer is taken when it
+  // fits too. 64-bit keys stage their values in one buffer (131 KB with
+  // 32-bit values, 163 KB with 64-bit ones).
   static constexpr std::size_t kMsdScatterSmemMax = 96 * 1024;
+  static constexpr std::size_t kMsdScatterSmemMaxWideKeys = 170 * 1024;
   // Both MSD scatters read the round's first this-many buckets' chunk
   // ranges into shared memory once per block (8 bytes each) and find each
   // chunk's bucket there; rounds with more buckets search the bucket list in
@@ -684,9 +704,14 @@ struct Sm75Policy : Sm90Policy {
                                  std::tuple_element_t<4, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<4, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<4, Sm90Policy::BlockShapes>>;
-  // 64-bit keys with 64-bit values (81 KB with values staged) read their
-  // values from global memory instead.
+  // 64-bit keys take the 32-bit keys' scatter shape; with 64-bit values
+  // (81 KB with values staged) they read their values from global memory
+  // instead.
+  using MsdScatter = BlockShape<512, 8>;
+  using MsdScatterWideKeys = MsdScatter;
+  static constexpr int kMsdScatterMinBlocks = 2;
   static constexpr std::size_t kMsdScatterSmemMax = 60 * 1024;
+  static constexpr std::size_t kMsdScatterSmemMaxWideKeys = kMsdScatterSmemMax;
   // Turing's carveouts (32 or 64 KB) are not measured: the driver chooses.
   static constexpr int kMsdSharedCarveout = -1;
 };

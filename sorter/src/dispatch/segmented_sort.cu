@@ -67,9 +67,14 @@ constexpr std::uint32_t kMinBlockBig =
     kCompactPolicyCompiled
         ? std::min<std::uint32_t>(one_block_max_all_types<Sm90Policy>(), one_block_max_all_types<Sm75Policy>())
         : one_block_max_all_types<Sm90Policy>();
-constexpr std::uint32_t kMsdChunk = Sm90Policy::Msd::kTileItems;
+// The shortest MSD chunk of any policy and types sizes the chunk rows.
+template <class Policy>
+constexpr std::uint32_t shortest_msd_chunk() {
+  return std::min({msd_chunk_items<Policy>(4, false), msd_chunk_items<Policy>(4, true),
+                   msd_chunk_items<Policy>(8, false), msd_chunk_items<Policy>(8, true)});
+}
+constexpr std::uint32_t kMsdChunk = std::min(shortest_msd_chunk<Sm90Policy>(), shortest_msd_chunk<Sm75Policy>());
 static_assert(Sm90Policy::kMaxMsdRounds <= kMaxMsdRoundsAny, "work lists hold kMaxMsdRoundsAny rounds");
-static_assert(Sm75Policy::Msd::kTileItems == kMsdChunk, "one workspace holds every policy's MSD chunks");
 
 bool valid_enum(const SortPlan& plan) {
   return unsigned(plan.key_type) <= unsigned(KeyType::f64) && unsigned(plan.value_type) <= unsigned(ValueType::b64) &&
@@ -477,6 +482,9 @@ SortCall make_call(void* workspace, const SortWorkspace& layout, const SortPlan&
   SortCall call{};
   call.keys = args.keys;
   call.values = args.values;
+  const bool has_values = plan.value_type != ValueType::none;
+  call.msd_chunk_items = msd_chunk_items<Policy>(int(size_of(plan.key_type)), has_values);
+  call.msd_span_chunks = msd_span_chunks_max<Policy>(int(size_of(plan.key_type)), has_values);
   if (layout.large_possible) {
     call.scratch_keys = layout.scratch_keys.in(workspace);
     call.scratch_values = plan.value_type != ValueType::none ? layout.scratch_values.in(workspace) : nullptr;
@@ -529,8 +537,8 @@ cudaError_t launch_classification(const SortCall& call) {
                       call.counts, call.lists);
   if (err != cudaSuccess) return err;
   return launch_kernel(classify_scatter_kernel<Shape, Offset>, blocks, Shape::kThreads, 0, call.stream,
-                       call.programmatic, call.counts, call.lists, call.end_bit, Policy::Msd::kTileItems,
-                       Policy::kMsdSpanChunks);
+                       call.programmatic, call.counts, call.lists, call.end_bit, call.msd_chunk_items,
+                       call.msd_span_chunks);
 }
 
 /// Everything one call launches, for the policy chosen.

@@ -408,13 +408,14 @@ __device__ __forceinline__ void group_children(const std::uint32_t* length, cons
 }
 
 /// One block per span (consecutive chunks of a bucket: msd_span_chunks, at
-/// most Policy::kMsdSpanChunks), in span order (a ticket): count each chunk's digits, then get the
-/// digit counts of the bucket's earlier spans by decoupled look-back (each
-/// thread walks back over the spans before, summing their published counts
-/// until one has its inclusive counts), so no block ever scans a whole
-/// bucket; each chunk's prefix is the span's plus the chunks before it in
-/// the span. The block of a bucket's last span then has the bucket's digit
-/// totals: it sets the digit bases, groups the children and routes them.
+/// most Policy::kMsdSpanItems keys), in span order (a ticket): count each
+/// chunk's digits, then get the digit counts of the bucket's earlier spans
+/// by decoupled look-back (each thread walks back over the spans before,
+/// summing their published counts until one has its inclusive counts), so
+/// no block ever scans a whole bucket; each chunk's prefix is the span's
+/// plus the chunks before it in the span. The block of a bucket's last span
+/// then has the bucket's digit totals: it sets the digit bases, groups the
+/// children and routes them.
 template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(Policy::Msd::kThreads,
                                       sizeof(Bits) == 4 ? Policy::kMsdHistogramMinBlocks : Policy::kMsdHistogramMinBlocks64)
@@ -424,8 +425,10 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads,
   using Shape = typename Policy::Msd;
   static_assert(Shape::kThreads == kDigits, "one thread per digit in the look-back and the bucket scan");
   using Scan = cub::BlockScan<std::uint32_t, Shape::kThreads>;
-  constexpr std::uint32_t kChunk = Shape::kTileItems;
-  constexpr std::uint32_t kSpan = Policy::kMsdSpanChunks;
+  // The scatter's chunks, counted Shape::kTileItems keys at a time.
+  constexpr std::uint32_t kChunk = msd_chunk_items<Policy>(int(sizeof(Bits)), kHasValues<Value>);
+  static_assert(kChunk % Shape::kTileItems == 0, "a chunk is counted in whole loads");
+  constexpr std::uint32_t kSpan = msd_span_chunks_max<Policy>(int(sizeof(Bits)), kHasValues<Value>);
   __shared__ std::uint32_t chunk_counts[kSpan][kDigits];  // per chunk of the span, then exclusive within it
   __shared__ std::uint32_t child_length[kDigits];
   __shared__ std::uint32_t child_start[kDigits];
@@ -489,21 +492,24 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads,
     // grouping equal digits first, except for heavily repeated digits.
     Bits differs = 0;
     for (std::uint32_t j = 0; j < span_chunks; ++j) {
-      const std::uint64_t start = bucket.begin + std::uint64_t(first_chunk + j) * kChunk;
-      const std::uint32_t count = min(kChunk, bucket.length - (first_chunk + j) * kChunk);
-      Bits key[Shape::kItemsMax];
+      const std::uint32_t chunk_count = min(kChunk, bucket.length - (first_chunk + j) * kChunk);
+      for (std::uint32_t part = 0; part < chunk_count; part += std::uint32_t(Shape::kTileItems)) {
+        const std::uint64_t start = bucket.begin + std::uint64_t(first_chunk + j) * kChunk + part;
+        const std::uint32_t count = min(std::uint32_t(Shape::kTileItems), chunk_count - part);
+        Bits key[Shape::kItemsMax];
 #pragma unroll
-      for (int r = 0; r < Shape::kItemsMax; ++r) {
-        const std::uint32_t i = std::uint32_t(r * Shape::kThreads + t);
-        if (i < count) key[r] = src_keys[start + i];
-      }
-#pragma unroll
-      for (int r = 0; r < Shape::kItemsMax; ++r)
-        if (std::uint32_t(r * Shape::kThreads + t) < count) {
-          const Bits code = data.codec.encode(key[r]);
-          differs |= code ^ reference;
-          atomicAdd(&chunk_counts[j][digit_of(code, low, bits)], 1u);
+        for (int r = 0; r < Shape::kItemsMax; ++r) {
+          const std::uint32_t i = std::uint32_t(r * Shape::kThreads + t);
+          if (i < count) key[r] = src_keys[start + i];
         }
+#pragma unroll
+        for (int r = 0; r < Shape::kItemsMax; ++r)
+          if (std::uint32_t(r * Shape::kThreads + t) < count) {
+            const Bits code = data.codec.encode(key[r]);
+            differs |= code ^ reference;
+            atomicAdd(&chunk_counts[j][digit_of(code, low, bits)], 1u);
+          }
+      }
     }
     differs = warp_or(differs);
     if (t % 32 == 0 && differs != 0) atomicOr(&span_differs, static_cast<unsigned long long>(differs));
@@ -678,6 +684,7 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
   using Shape = typename Policy::Msd;
   using Storage = LargeStorage<Shape, Bits, Value>;
   constexpr std::uint32_t kChunk = Shape::kTileItems;
+  static_assert(kChunk == msd_chunk_items<Policy>(int(sizeof(Bits)), kHasValues<Value>), "the histogram's chunks");
   extern __shared__ __align__(16) unsigned char shared_raw[];
   Storage& s = *reinterpret_cast<Storage*>(shared_raw);
   if (sort_aborted(lists)) return;
@@ -726,7 +733,7 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
 /// written, when two fit.
 template <class Policy, class Bits, class Value>
 struct MsdScatterSmem {
-  using Shape = typename Policy::MsdScatter;
+  using Shape = MsdScatterShape<Policy, int(sizeof(Bits))>;
   static_assert(Shape::kTileItems <= 65536, "input indices are 16-bit");
   static constexpr std::size_t kChunk = Shape::kTileItems;
   static constexpr std::size_t kKeys = sizeof(std::uint32_t) * kDigits;
@@ -737,13 +744,15 @@ struct MsdScatterSmem {
   static constexpr std::size_t buffer_bytes(bool stage_values) {
     return (kKeyBytes + (stage_values ? kValueBytes : 0) + 15) / 16 * 16;
   }
+  static constexpr std::size_t kSmemMax =
+      sizeof(Bits) == 8 ? Policy::kMsdScatterSmemMaxWideKeys : Policy::kMsdScatterSmemMax;
   // A buffer's chunk also has its two rows of digit counts.
   static constexpr std::size_t kBufferRows = 2 * sizeof(std::uint32_t) * kDigits;
   static constexpr bool kStageValues =
-      kHasValues<Value> && kKeys + buffer_bytes(true) + kBufferRows + kTail <= Policy::kMsdScatterSmemMax;
+      kHasValues<Value> && kKeys + buffer_bytes(true) + kBufferRows + kTail <= kSmemMax;
   static constexpr std::size_t kBuffer = buffer_bytes(kStageValues);
   static constexpr int kBuffers =
-      kKeys + 2 * (kBuffer + kBufferRows) + kTail <= Policy::kMsdScatterSmemMax ? 2 : 1;
+      kKeys + 2 * (kBuffer + kBufferRows) + kTail <= kSmemMax ? 2 : 1;
   static constexpr std::size_t kValues = kKeys + kKeyBytes;  // in buffer 0; buffer b is kBuffer * b further
   static constexpr std::size_t kRows = kKeys + kBuffers * kBuffer;  // [buffer][digit bases, chunk prefix][digit]
   static constexpr std::size_t kCounters = kRows + kBuffers * kBufferRows;
@@ -763,13 +772,14 @@ struct MsdScatterSmem {
 /// (MsdScatterSmem::kBuffers) the block's next chunk is copied in while it
 /// ranks and writes this one; with one, the values arrive while it ranks.
 template <class Policy, class Bits, class Value>
-__global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 4 ? Policy::kMsdScatterMinBlocks : 0)
+__global__ void __launch_bounds__(MsdScatterShape<Policy, int(sizeof(Bits))>::kThreads,
+                                  sizeof(Bits) == 4 ? Policy::kMsdScatterMinBlocks : 0)
     msd_scatter_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
   if (!enter_dependent_kernel_if(msd_round_listed(lists, rl.round))) return;
-  using Shape = typename Policy::MsdScatter;
+  using Shape = MsdScatterShape<Policy, int(sizeof(Bits))>;
   using Smem = MsdScatterSmem<Policy, Bits, Value>;
   using Scan = cub::BlockScan<std::uint32_t, Shape::kThreads>;
-  static_assert(Shape::kTileItems == Policy::Msd::kTileItems, "the histogram's chunks");
+  static_assert(Shape::kTileItems == msd_chunk_items<Policy>(int(sizeof(Bits)), kHasValues<Value>), "the histogram's chunks");
   static_assert(Shape::kThreads >= kDigits && Shape::kThreads % 32 == 0, "a thread per digit for the digit starts");
   constexpr int kItems = Shape::kItemsMax;
   constexpr int kWarps = Shape::kThreads / 32;
@@ -958,7 +968,7 @@ __global__ void __launch_bounds__(Policy::MsdScatter::kThreads, sizeof(Bits) == 
 template <class Policy, class Bits, class Value>
 struct MsdScatterLaunch {
   static constexpr bool kStaged = kHasValues<Value> || Policy::kMsdStagedScatterKeysOnly;
-  static constexpr int kThreads = kStaged ? Policy::MsdScatter::kThreads : Policy::Msd::kThreads;
+  static constexpr int kThreads = kStaged ? MsdScatterShape<Policy, int(sizeof(Bits))>::kThreads : Policy::Msd::kThreads;
   static constexpr std::size_t kSmemBytes =
       kStaged ? MsdScatterSmem<Policy, Bits, Value>::kBytes : sizeof(LargeStorage<typename Policy::Msd, Bits, Value>);
   static constexpr auto kernel() {
