@@ -395,7 +395,12 @@ cudaError_t persistent_grid(const void* kernel, int threads, std::size_t dynamic
     }
     largest = std::max(largest, e.smem);
   }
-  if (dynamic_smem > 48 * 1024 && dynamic_smem > largest) {
+  // Without opting in, a block's static and dynamic shared memory together
+  // stay within 48 KB: past that the occupancy is 0 and the launch fails,
+  // even when the dynamic part alone is below 48 KB.
+  cudaFuncAttributes kernel_attributes{};
+  if ((err = cudaFuncGetAttributes(&kernel_attributes, kernel))) return err;
+  if (kernel_attributes.sharedSizeBytes + dynamic_smem > 48 * 1024 && dynamic_smem > largest) {
     err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(dynamic_smem));
     if (err != cudaSuccess) return err;
   }
