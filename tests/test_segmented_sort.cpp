@@ -895,12 +895,11 @@ TEST_F(SegmentedSortMaxSize, MsdRoundsFollowTheKeysDifferingBits) {
 // whose third round finds its digit constant and leaves it in the user
 // arrays (so the shared pass ends in scratch and goes home). Beside them: a
 // segment of equal keys that no round moves, and short segments. Small
-// enough to run under the sanitizers (SanitizerSegmentedSort below).
-struct FallbackRanges {
-  std::vector<std::uint32_t> offsets, keys;
-};
-
-FallbackRanges fallback_ranges(std::mt19937_64& rng) {
+// enough to run under the sanitizers (SanitizerSegmentedSort below). With
+// values (their input positions: stable order checked), or keys alone, whose
+// MSD rounds run the keys-alone scatter (the chunk sort in registers) before
+// the fallback.
+void sort_fallback_ranges_and_check(cudaStream_t stream, std::mt19937_64& rng, bool with_values = true) {
   const std::vector<std::uint32_t> sizes = {50000, 3, 200000, 0, 70000, 1, 20000, 100, 300000, 300000};
   std::vector<std::uint32_t> offsets(1, 0);
   for (const std::uint32_t n : sizes) offsets.push_back(offsets.back() + n);
@@ -923,19 +922,7 @@ FallbackRanges fallback_ranges(std::mt19937_64& rng) {
         default: keys[i] = r;
       }
     }
-  return {offsets, keys};
-}
-
-void sort_fallback_ranges_and_check(cudaStream_t stream, std::mt19937_64& rng) {
-  const FallbackRanges r = fallback_ranges(rng);
-  ASSERT_NO_FATAL_FAILURE(sort_u32_pairs_and_check(stream, r.offsets, r.keys));
-}
-
-// The same ranges as keys alone: their MSD rounds run the keys-alone scatter
-// (which sorts its chunks in registers) before the fallback.
-void sort_fallback_keys_and_check(cudaStream_t stream, std::mt19937_64& rng) {
-  const FallbackRanges r = fallback_ranges(rng);
-  ASSERT_NO_FATAL_FAILURE(sort_u32_and_check(stream, r.offsets, r.keys, false));
+  ASSERT_NO_FATAL_FAILURE(sort_u32_and_check(stream, offsets, keys, with_values));
 }
 
 using SegmentedSortFallback = GpuTest;
@@ -947,7 +934,7 @@ TEST_F(SegmentedSortFallback, RangesCopiedAndSorted) {
 
 TEST_F(SegmentedSortFallback, KeysAloneRangesSorted) {
   TS_TRACE_SEED();
-  ASSERT_NO_FATAL_FAILURE(sort_fallback_keys_and_check(stream_, rng_));
+  ASSERT_NO_FATAL_FAILURE(sort_fallback_ranges_and_check(stream_, rng_, false));
 }
 
 // The fallback with 64-bit keys, whose kernel counts with more loads in
@@ -1256,7 +1243,7 @@ TEST_F(SanitizerSegmentedSort, FallbackRanges) {
 
 TEST_F(SanitizerSegmentedSort, FallbackKeysAlone) {
   TS_TRACE_SEED();
-  ASSERT_NO_FATAL_FAILURE(sort_fallback_keys_and_check(stream_, rng_));
+  ASSERT_NO_FATAL_FAILURE(sort_fallback_ranges_and_check(stream_, rng_, false));
 }
 
 TEST_F(SanitizerSegmentedSort, FallbackWideKeys) {

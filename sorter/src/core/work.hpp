@@ -93,6 +93,13 @@ __host__ __device__ constexpr std::uint32_t msd_spans(std::uint32_t chunks, std:
   return (chunks + span - 1) / span;
 }
 
+/// Whether a sort's MSD rounds take the staged scatter (keys and values
+/// through shared memory) rather than the chunk sort in registers.
+template <class Policy>
+__host__ __device__ constexpr bool msd_scatter_staged(bool has_values) {
+  return has_values || Policy::kMsdStagedScatterKeysOnly;
+}
+
 /// The staged MSD scatter's block shape for keys of KEY_BYTES bytes.
 template <class Policy, int KEY_BYTES>
 using MsdScatterShape =
@@ -104,7 +111,7 @@ using MsdScatterShape =
 /// per chunk.
 template <class Policy>
 __host__ __device__ constexpr std::uint32_t msd_chunk_items(int key_bytes, bool has_values) {
-  if (!has_values && !Policy::kMsdStagedScatterKeysOnly) return std::uint32_t(Policy::Msd::kTileItems);
+  if (!msd_scatter_staged<Policy>(has_values)) return std::uint32_t(Policy::Msd::kTileItems);
   return key_bytes == 8 ? std::uint32_t(MsdScatterShape<Policy, 8>::kTileItems)
                         : std::uint32_t(MsdScatterShape<Policy, 4>::kTileItems);
 }

@@ -32,8 +32,6 @@ struct SortCall {
   WorkLists lists;
   std::size_t zeroed_bytes;  // the front of the workspace each call zeroes
   int num_msd_rounds;        // 0 when no segment can exceed one block
-  std::uint32_t msd_chunk_items;  // keys per MSD chunk (msd_chunk_items)
-  std::uint32_t msd_span_chunks;  // most chunks per histogram span
   std::uint64_t max_range;   // longest range any kernel can receive: skips
                              // the launches of classes nothing can reach
   cudaStream_t stream;

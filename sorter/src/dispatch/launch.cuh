@@ -134,8 +134,6 @@ cudaError_t launch_sorts(const SortCall& call) {
   cudaError_t err = cudaSuccess;
 
   // 1. MSD rounds for large segments.
-  if (call.msd_chunk_items != msd_chunk_items<Policy>(int(sizeof(Bits)), kHasValues<Value>))
-    return cudaErrorInvalidValue;  // the classification cut the buckets for other kernels
   if (call.num_msd_rounds > 0) {
     using Scatter = MsdScatterLaunch<Policy, Bits, Value>;
     const auto histogram = msd_histogram_kernel<Policy, Bits, Value>;

@@ -707,9 +707,7 @@ struct Sm75Policy : Sm90Policy {
   // 64-bit keys take the 32-bit keys' scatter shape; with 64-bit values
   // (81 KB with values staged) they read their values from global memory
   // instead.
-  using MsdScatter = BlockShape<512, 8>;
   using MsdScatterWideKeys = MsdScatter;
-  static constexpr int kMsdScatterMinBlocks = 2;
   static constexpr std::size_t kMsdScatterSmemMax = 60 * 1024;
   static constexpr std::size_t kMsdScatterSmemMaxWideKeys = kMsdScatterSmemMax;
   // Turing's carveouts (32 or 64 KB) are not measured: the driver chooses.

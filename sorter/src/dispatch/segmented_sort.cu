@@ -487,9 +487,6 @@ SortCall make_call(void* workspace, const SortWorkspace& layout, const SortPlan&
   SortCall call{};
   call.keys = args.keys;
   call.values = args.values;
-  const bool has_values = plan.value_type != ValueType::none;
-  call.msd_chunk_items = msd_chunk_items<Policy>(int(size_of(plan.key_type)), has_values);
-  call.msd_span_chunks = msd_span_chunks_max<Policy>(int(size_of(plan.key_type)), has_values);
   if (layout.large_possible) {
     call.scratch_keys = layout.scratch_keys.in(workspace);
     call.scratch_values = plan.value_type != ValueType::none ? layout.scratch_values.in(workspace) : nullptr;
@@ -529,9 +526,13 @@ SortCall make_call(void* workspace, const SortWorkspace& layout, const SortPlan&
 }
 
 /// Classification: zero the counters, count per class, scatter to regions.
+/// Round 0's buckets are cut into the MSD chunks of the plan's types, the
+/// chunks launch_sorts' kernels for those types count and scatter.
 template <class Policy, class Offset>
-cudaError_t launch_classification(const SortCall& call) {
+cudaError_t launch_classification(const SortPlan& plan, const SortCall& call) {
   using Shape = typename Policy::Classify;
+  const int key_bytes = int(size_of(plan.key_type));
+  const bool has_values = plan.value_type != ValueType::none;
   cudaError_t err = cudaMemsetAsync(call.lists.status, 0, call.zeroed_bytes, call.stream);
   if (err != cudaSuccess) return err;
   const std::uint64_t wanted = (call.counts.max_segments + Shape::kThreads - 1) / Shape::kThreads;
@@ -542,15 +543,15 @@ cudaError_t launch_classification(const SortCall& call) {
                       call.counts, call.lists);
   if (err != cudaSuccess) return err;
   return launch_kernel(classify_scatter_kernel<Shape, Offset>, blocks, Shape::kThreads, 0, call.stream,
-                       call.programmatic, call.counts, call.lists, call.end_bit, call.msd_chunk_items,
-                       call.msd_span_chunks);
+                       call.programmatic, call.counts, call.lists, call.end_bit,
+                       msd_chunk_items<Policy>(key_bytes, has_values), msd_span_chunks_max<Policy>(key_bytes, has_values));
 }
 
 /// Everything one call launches, for the policy chosen.
 template <class Policy>
 cudaError_t launch_call(const SortPlan& plan, const SortCall& call) {
-  const cudaError_t err = call.offsets_64 ? launch_classification<Policy, std::uint64_t>(call)
-                                          : launch_classification<Policy, std::uint32_t>(call);
+  const cudaError_t err = call.offsets_64 ? launch_classification<Policy, std::uint64_t>(plan, call)
+                                          : launch_classification<Policy, std::uint32_t>(plan, call);
   if (err != cudaSuccess) return err;
   return launch_for_policy<Policy>(plan, call);
 }

@@ -751,8 +751,7 @@ struct MsdScatterSmem {
   static constexpr bool kStageValues =
       kHasValues<Value> && kKeys + buffer_bytes(true) + kBufferRows + kTail <= kSmemMax;
   static constexpr std::size_t kBuffer = buffer_bytes(kStageValues);
-  static constexpr int kBuffers =
-      kKeys + 2 * (kBuffer + kBufferRows) + kTail <= kSmemMax ? 2 : 1;
+  static constexpr int kBuffers = kKeys + 2 * (kBuffer + kBufferRows) + kTail <= kSmemMax ? 2 : 1;
   static constexpr std::size_t kValues = kKeys + kKeyBytes;  // in buffer 0; buffer b is kBuffer * b further
   static constexpr std::size_t kRows = kKeys + kBuffers * kBuffer;  // [buffer][digit bases, chunk prefix][digit]
   static constexpr std::size_t kCounters = kRows + kBuffers * kBufferRows;
@@ -779,7 +778,8 @@ __global__ void __launch_bounds__(MsdScatterShape<Policy, int(sizeof(Bits))>::kT
   using Shape = MsdScatterShape<Policy, int(sizeof(Bits))>;
   using Smem = MsdScatterSmem<Policy, Bits, Value>;
   using Scan = cub::BlockScan<std::uint32_t, Shape::kThreads>;
-  static_assert(Shape::kTileItems == msd_chunk_items<Policy>(int(sizeof(Bits)), kHasValues<Value>), "the histogram's chunks");
+  static_assert(Shape::kTileItems == msd_chunk_items<Policy>(int(sizeof(Bits)), kHasValues<Value>),
+                "the histogram's chunks");
   static_assert(Shape::kThreads >= kDigits && Shape::kThreads % 32 == 0, "a thread per digit for the digit starts");
   constexpr int kItems = Shape::kItemsMax;
   constexpr int kWarps = Shape::kThreads / 32;
@@ -967,8 +967,9 @@ __global__ void __launch_bounds__(MsdScatterShape<Policy, int(sizeof(Bits))>::kT
 /// registers for keys alone (Policy::kMsdStagedScatterKeysOnly).
 template <class Policy, class Bits, class Value>
 struct MsdScatterLaunch {
-  static constexpr bool kStaged = kHasValues<Value> || Policy::kMsdStagedScatterKeysOnly;
-  static constexpr int kThreads = kStaged ? MsdScatterShape<Policy, int(sizeof(Bits))>::kThreads : Policy::Msd::kThreads;
+  static constexpr bool kStaged = msd_scatter_staged<Policy>(kHasValues<Value>);
+  static constexpr int kThreads =
+      kStaged ? MsdScatterShape<Policy, int(sizeof(Bits))>::kThreads : Policy::Msd::kThreads;
   static constexpr std::size_t kSmemBytes =
       kStaged ? MsdScatterSmem<Policy, Bits, Value>::kBytes : sizeof(LargeStorage<typename Policy::Msd, Bits, Value>);
   static constexpr auto kernel() {
