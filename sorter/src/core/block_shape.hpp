@@ -4,6 +4,8 @@
 // and the kernels that are instantiated for them (kernels/), below both.
 #pragma once
 
+#include <cstddef>
+
 #include "tilesort/warp/warp_bitonic_sort.cuh"
 
 namespace tilesort {
@@ -23,6 +25,15 @@ template <int THREADS_, int MIN_BLOCKS_>
 struct GridShape {
   static constexpr int kThreads = THREADS_;
   static constexpr int kMinBlocks = MIN_BLOCKS_;
+};
+
+/// A grid-stride kernel that keeps a tile of THREADS x ITEMS_MAX keys in
+/// shared memory: compiled for MIN_BLOCKS blocks per SM (0: no bound) and
+/// given at most SMEM_MAX bytes of shared memory per block.
+template <int THREADS_, int ITEMS_MAX_, int MIN_BLOCKS_, std::size_t SMEM_MAX_>
+struct StagedTileShape : BlockShape<THREADS_, ITEMS_MAX_> {
+  static constexpr int kMinBlocks = MIN_BLOCKS_;
+  static constexpr std::size_t kSmemMax = SMEM_MAX_;
 };
 
 /// How a warp sort's group sorts: the bitonic network in registers

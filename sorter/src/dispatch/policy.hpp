@@ -565,7 +565,8 @@ struct Sm90Policy {
   static constexpr int kMsdHistogramMinBlocks = 4;
   static constexpr int kMsdHistogramMinBlocks64 = 3;
   // The MSD scatter with 32-bit keys and values: 512 threads x 8 items per
-  // 4096-key chunk, compiled for 2 blocks per SM (64 registers). Only digits and ranks live
+  // 4096-key chunk, compiled for 2 blocks per SM (64 registers), at most
+  // 96 KB of shared memory a block. Only digits and ranks live
   // in registers; keys and values wait in shared memory. Same-run A/B on
   // the H200 against the chunk sort in registers it replaced (cub, two 4-bit
   // passes, values gathered from global memory; 112 registers, 2 blocks of
@@ -574,10 +575,13 @@ struct Sm90Policy {
   // 0.692, 16-bit ranges 4-7% faster, 64-bit keys even. 256 x 16 spilled:
   // at 4 blocks per SM (64 registers) 9% slower than the old kernel, at 3
   // (80 registers) 8-13% slower.
-  using MsdScatter = BlockShape<512, 8>;
-  static constexpr int kMsdScatterMinBlocks = 2;
+  // The scatter stages values in shared memory (cp.async) only when the
+  // chunk's keys, values and counters fit its bound, and takes a second
+  // chunk buffer when that fits too.
+  using MsdScatter = StagedTileShape<512, 8, 2, 96 * 1024>;
   // 64-bit keys with values: 1024 x 8 per 8192-key chunk (the histogram
-  // counts the same chunks), one block per SM, one chunk buffer; 64
+  // counts the same chunks), one block per SM, one chunk buffer (131 KB
+  // with 32-bit values, 163 KB with 64-bit ones, of at most 170 KB); 64
   // registers, no spill. Twice the keys per digit run (about 32 per chunk
   // and digit) and half the chunks' fixed costs. Same-run A/B on the H100
   // against 512 x 8 (bench/results/h100-2026-12-05-msd-wide-keys-ab.md),
@@ -590,7 +594,7 @@ struct Sm90Policy {
   // 11-16% on every MSD row (fixed-65536 0.539 -> 0.610 ms, one 2^24
   // segment 0.822 -> 0.913, 2^26 even): with 32-bit keys the two blocks
   // per SM overlap one block's ranking with the other's writes.
-  using MsdScatterWideKeys = BlockShape<1024, 8>;
+  using MsdScatterWideKeys = StagedTileShape<1024, 8, 0, 170 * 1024>;
   // How the MSD scatter's warps find lanes with equal digits
   // (warp::lanes_with_equal_bits): match.any. Eight ballots of four
   // instructions each lost (same-run A/B, H200, u32 pairs: one 2^26
@@ -634,13 +638,6 @@ struct Sm90Policy {
   // and the 16-bit fixed-16 row 4% longer; every kernel of the sort at one
   // carveout helped no row without MSD rounds and cost up to 5% on some.
   static constexpr int kMsdSharedCarveout = 85;
-  // Shared memory the MSD scatter may use per block, for 32-bit and 64-bit
-  // keys; values are staged there (cp.async) only when the chunk's keys,
-  // values and counters fit, and a second chunk buffer is taken when it
-  // fits too. 64-bit keys stage their values in one buffer (131 KB with
-  // 32-bit values, 163 KB with 64-bit ones).
-  static constexpr std::size_t kMsdScatterSmemMax = 96 * 1024;
-  static constexpr std::size_t kMsdScatterSmemMaxWideKeys = 170 * 1024;
   // Both MSD scatters read the round's first this-many buckets' chunk
   // ranges into shared memory once per block (8 bytes each) and find each
   // chunk's bucket there; rounds with more buckets search the bucket list in
@@ -704,12 +701,11 @@ struct Sm75Policy : Sm90Policy {
                                  std::tuple_element_t<4, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<4, Sm90Policy::BlockShapes>,
                                  std::tuple_element_t<4, Sm90Policy::BlockShapes>>;
-  // 64-bit keys take the 32-bit keys' scatter shape; with 64-bit values
-  // (81 KB with values staged) they read their values from global memory
-  // instead.
-  using MsdScatterWideKeys = MsdScatter;
-  static constexpr std::size_t kMsdScatterSmemMax = 60 * 1024;
-  static constexpr std::size_t kMsdScatterSmemMaxWideKeys = kMsdScatterSmemMax;
+  // The MSD scatter in at most 60 KB a block. 64-bit keys take the same
+  // tile, with no bound on blocks per SM; with 64-bit values (81 KB with
+  // values staged) they read their values from global memory instead.
+  using MsdScatter = StagedTileShape<512, 8, 2, 60 * 1024>;
+  using MsdScatterWideKeys = StagedTileShape<512, 8, 0, 60 * 1024>;
   // Turing's carveouts (32 or 64 KB) are not measured: the driver chooses.
   static constexpr int kMsdSharedCarveout = -1;
 };

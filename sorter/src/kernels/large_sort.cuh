@@ -726,11 +726,10 @@ __global__ void __launch_bounds__(Policy::Msd::kThreads)
 /// its keys so that their global latency is not paid after the ranking;
 /// then the per-warp digit counters, which each sorted position's (digit,
 /// 16-bit input index) word reuses once every thread holds its items'
-/// ranks. Values are staged when one buffer fits the policy's
-/// kMsdScatterSmemMax (on sm_75, 64-bit keys with 64-bit values do not:
-/// they are read from global memory through the index); a second buffer,
-/// which the next chunk is copied into while this one is ranked and
-/// written, when two fit.
+/// ranks. Values are staged when one buffer fits the shape's kSmemMax (on
+/// sm_75, 64-bit keys with 64-bit values do not: they are read from global
+/// memory through the index); a second buffer, which the next chunk is
+/// copied into while this one is ranked and written, when two fit.
 template <class Policy, class Bits, class Value>
 struct MsdScatterSmem {
   using Shape = MsdScatterShape<Policy, int(sizeof(Bits))>;
@@ -744,14 +743,12 @@ struct MsdScatterSmem {
   static constexpr std::size_t buffer_bytes(bool stage_values) {
     return (kKeyBytes + (stage_values ? kValueBytes : 0) + 15) / 16 * 16;
   }
-  static constexpr std::size_t kSmemMax =
-      sizeof(Bits) == 8 ? Policy::kMsdScatterSmemMaxWideKeys : Policy::kMsdScatterSmemMax;
   // A buffer's chunk also has its two rows of digit counts.
   static constexpr std::size_t kBufferRows = 2 * sizeof(std::uint32_t) * kDigits;
   static constexpr bool kStageValues =
-      kHasValues<Value> && kKeys + buffer_bytes(true) + kBufferRows + kTail <= kSmemMax;
+      kHasValues<Value> && kKeys + buffer_bytes(true) + kBufferRows + kTail <= Shape::kSmemMax;
   static constexpr std::size_t kBuffer = buffer_bytes(kStageValues);
-  static constexpr int kBuffers = kKeys + 2 * (kBuffer + kBufferRows) + kTail <= kSmemMax ? 2 : 1;
+  static constexpr int kBuffers = kKeys + 2 * (kBuffer + kBufferRows) + kTail <= Shape::kSmemMax ? 2 : 1;
   static constexpr std::size_t kValues = kKeys + kKeyBytes;  // in buffer 0; buffer b is kBuffer * b further
   static constexpr std::size_t kRows = kKeys + kBuffers * kBuffer;  // [buffer][digit bases, chunk prefix][digit]
   static constexpr std::size_t kCounters = kRows + kBuffers * kBufferRows;
@@ -772,7 +769,7 @@ struct MsdScatterSmem {
 /// ranks and writes this one; with one, the values arrive while it ranks.
 template <class Policy, class Bits, class Value>
 __global__ void __launch_bounds__(MsdScatterShape<Policy, int(sizeof(Bits))>::kThreads,
-                                  sizeof(Bits) == 4 ? Policy::kMsdScatterMinBlocks : 0)
+                                  MsdScatterShape<Policy, int(sizeof(Bits))>::kMinBlocks)
     msd_scatter_kernel(SortData<Bits, Value> data, WorkLists lists, RoundLists rl) {
   if (!enter_dependent_kernel_if(msd_round_listed(lists, rl.round))) return;
   using Shape = MsdScatterShape<Policy, int(sizeof(Bits))>;
