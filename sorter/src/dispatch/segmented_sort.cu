@@ -40,6 +40,11 @@ namespace {
 
 constexpr std::uint64_t kMaxSegmentLength = std::uint64_t(1) << 31;
 
+/// The plan's key width and whether it carries values: what every per-type
+/// choice of a call (class limits, pack costs, MSD chunking) depends on.
+int plan_key_bytes(const SortPlan& plan) { return int(size_of(plan.key_type)); }
+bool plan_has_values(const SortPlan& plan) { return plan.value_type != ValueType::none; }
+
 // The per-architecture choice, in one place: the policies this build
 // compiles (the compact one only when an sm_75..sm_8x architecture is
 // built, sorter/CMakeLists.txt), and with_policy below, which turns the
@@ -200,7 +205,7 @@ KeyKind key_kind_of(KeyType type) {
 
 template <class Policy>
 cudaError_t launch_for_policy(const SortPlan& plan, const SortCall& call) {
-  const bool wide_keys = size_of(plan.key_type) == 8;
+  const bool wide_keys = plan_key_bytes(plan) == 8;
   switch (plan.value_type) {
     case ValueType::none:
       return wide_keys ? launch_sorts<Policy, std::uint64_t, NoValue>(call) : launch_sorts<Policy, std::uint32_t, NoValue>(call);
@@ -217,7 +222,7 @@ cudaError_t launch_for_policy(const SortPlan& plan, const SortCall& call) {
 /// The call's class limits: the policy's for these types.
 template <class Policy>
 BlockClassLimits call_block_limits(const SortPlan& plan) {
-  return block_class_limits<Policy>(int(size_of(plan.key_type)), plan.value_type != ValueType::none);
+  return block_class_limits<Policy>(plan_key_bytes(plan), plan_has_values(plan));
 }
 
 template <class T>
@@ -243,8 +248,8 @@ std::uint32_t block_class_mask(Pred pred) {
 template <class Policy>
 PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, std::uint64_t max_range,
                           int begin_bit, int end_bit) {
-  const int key_bytes = int(size_of(plan.key_type));
-  const bool has_values = plan.value_type != ValueType::none;
+  const int key_bytes = plan_key_bytes(plan);
+  const bool has_values = plan_has_values(plan);
   const bool keys_alone = key_bytes == 4 && !has_values;
   // Block classes that sort these types with BlockSort: windows, narrow
   // words and keys alone are theirs.
@@ -450,7 +455,7 @@ namespace {
 Status check_args(const SortPlan& plan, const SortArgs& args) {
   if (!args.keys) return Status(StatusCode::invalid_argument, "keys is null");
   if (!args.offsets) return Status(StatusCode::invalid_argument, "offsets is null");
-  const bool has_values = plan.value_type != ValueType::none;
+  const bool has_values = plan_has_values(plan);
   if (has_values && !args.values)
     return Status(StatusCode::invalid_argument, "values is null but the plan has a value type");
   if (!has_values && args.values)
@@ -489,7 +494,7 @@ SortCall make_call(void* workspace, const SortWorkspace& layout, const SortPlan&
   call.values = args.values;
   if (layout.large_possible) {
     call.scratch_keys = layout.scratch_keys.in(workspace);
-    call.scratch_values = plan.value_type != ValueType::none ? layout.scratch_values.in(workspace) : nullptr;
+    call.scratch_values = plan_has_values(plan) ? layout.scratch_values.in(workspace) : nullptr;
   }
   call.key_kind = key_kind_of(plan.key_type);
   call.descending = args.order == Order::descending;
@@ -531,8 +536,8 @@ SortCall make_call(void* workspace, const SortWorkspace& layout, const SortPlan&
 template <class Policy, class Offset>
 cudaError_t launch_classification(const SortPlan& plan, const SortCall& call) {
   using Shape = typename Policy::Classify;
-  const int key_bytes = int(size_of(plan.key_type));
-  const bool has_values = plan.value_type != ValueType::none;
+  const int key_bytes = plan_key_bytes(plan);
+  const bool has_values = plan_has_values(plan);
   cudaError_t err = cudaMemsetAsync(call.lists.status, 0, call.zeroed_bytes, call.stream);
   if (err != cudaSuccess) return err;
   const std::uint64_t wanted = (call.counts.max_segments + Shape::kThreads - 1) / Shape::kThreads;
@@ -544,7 +549,8 @@ cudaError_t launch_classification(const SortPlan& plan, const SortCall& call) {
   if (err != cudaSuccess) return err;
   return launch_kernel(classify_scatter_kernel<Shape, Offset>, blocks, Shape::kThreads, 0, call.stream,
                        call.programmatic, call.counts, call.lists, call.end_bit,
-                       msd_chunk_items<Policy>(key_bytes, has_values), msd_span_chunks_max<Policy>(key_bytes, has_values));
+                       msd_chunk_items<Policy>(key_bytes, has_values),
+                       msd_span_chunks_max<Policy>(key_bytes, has_values));
 }
 
 /// Everything one call launches, for the policy chosen.
