@@ -7,6 +7,7 @@
 #include <cstddef>
 
 #include "tilesort/warp/warp_bitonic_sort.cuh"
+#include "tilesort/warp/warp_match.cuh"
 
 namespace tilesort {
 namespace detail {
@@ -28,12 +29,15 @@ struct GridShape {
 };
 
 /// A grid-stride kernel that keeps a tile of THREADS x ITEMS_MAX keys in
-/// shared memory: compiled for MIN_BLOCKS blocks per SM (0: no bound) and
-/// given at most SMEM_MAX bytes of shared memory per block.
-template <int THREADS_, int ITEMS_MAX_, int MIN_BLOCKS_, std::size_t SMEM_MAX_>
+/// shared memory: compiled for MIN_BLOCKS blocks per SM (0: no bound),
+/// given at most SMEM_MAX bytes of shared memory per block, its warps
+/// finding lanes with equal digits with RANK_MATCH
+/// (warp::lanes_with_equal_bits).
+template <int THREADS_, int ITEMS_MAX_, int MIN_BLOCKS_, std::size_t SMEM_MAX_, warp::Match RANK_MATCH_>
 struct StagedTileShape : BlockShape<THREADS_, ITEMS_MAX_> {
   static constexpr int kMinBlocks = MIN_BLOCKS_;
   static constexpr std::size_t kSmemMax = SMEM_MAX_;
+  static constexpr warp::Match kRankMatch = RANK_MATCH_;
 };
 
 /// How a warp sort's group sorts: the bitonic network in registers

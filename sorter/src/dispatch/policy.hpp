@@ -578,7 +578,15 @@ struct Sm90Policy {
   // The scatter stages values in shared memory (cp.async) only when the
   // chunk's keys, values and counters fit its bound, and takes a second
   // chunk buffer when that fits too.
-  using MsdScatter = StagedTileShape<512, 8, 2, 96 * 1024>;
+  // Its warps find lanes with equal digits with match.any. Eight ballots
+  // of four instructions each lost (same-run A/B, H200, u32 pairs: one 2^26
+  // segment 2.883 -> 3.393 ms, fixed-65536 0.564 -> 0.595, fixed-2^20 0.689
+  // -> 0.724), and so did the last 2 or 4 of a thread's 8 items by ballots
+  // (H100, bench/results/h100-2026-12-06-msd-rank-ballots-ab.md: one 2^26
+  // segment 3.297 -> 3.502 and 3.540 ms, fixed-65536 0.533 -> 0.572 and
+  // 0.596), although ncu finds the ADU pipe, where match.any runs, 61-68%
+  // busy: the ALU also carries this kernel's counter and staging arithmetic.
+  using MsdScatter = StagedTileShape<512, 8, 2, 96 * 1024, warp::Match::match_any>;
   // 64-bit keys with values: 1024 x 8 per 8192-key chunk (the histogram
   // counts the same chunks), one block per SM, one chunk buffer (131 KB
   // with 32-bit values, 163 KB with 64-bit ones, of at most 170 KB); 64
@@ -594,14 +602,15 @@ struct Sm90Policy {
   // 11-16% on every MSD row (fixed-65536 0.539 -> 0.610 ms, one 2^24
   // segment 0.822 -> 0.913, 2^26 even): with 32-bit keys the two blocks
   // per SM overlap one block's ranking with the other's writes.
-  using MsdScatterWideKeys = StagedTileShape<1024, 8, 0, 170 * 1024>;
-  // How the MSD scatter's warps find lanes with equal digits
-  // (warp::lanes_with_equal_bits): match.any. Eight ballots of four
-  // instructions each lost (same-run A/B, H200, u32 pairs: one 2^26
-  // segment 2.883 -> 3.393 ms, fixed-65536 0.564 -> 0.595, fixed-2^20
-  // 0.689 -> 0.724): this kernel's pipes are busy with its counter atomics
-  // and index-driven staging as well.
-  static constexpr warp::Match kMsdRankMatch = warp::Match::match_any;
+  // This block ranks by ballots, not match.any (same-run A/B on the H100,
+  // bench/results/h100-2026-12-06-msd-rank-ballots-ab.md, u64 keys + u32
+  // values): one 2^26 segment 4.805 -> 4.531 ms, one 2^24 segment 1.273 ->
+  // 1.160, fixed-65536 0.937 -> 0.878, fixed-2^20 1.093 -> 1.024, rows
+  // without MSD rounds even. In ncu of one 2^24 segment's first scatter
+  // round (287 -> 234 us) the ADU pipe went from 49% to 3% busy and the
+  // warps' short-scoreboard wait (match.any's result among them) from 20.3
+  // to 4.2 cycles per issue; 4 or 6 of 8 items by ballots fell between.
+  using MsdScatterWideKeys = StagedTileShape<1024, 8, 0, 170 * 1024, warp::Match::ballot>;
   // Keys alone keep the chunk sort in registers (msd_scatter_keys_kernel,
   // the Msd shape): with nothing to gather the staged scatter was slower
   // (2^26 keys 2.19 -> 2.59 ms, fixed-65536 0.482 -> 0.559). It is not
@@ -704,8 +713,10 @@ struct Sm75Policy : Sm90Policy {
   // The MSD scatter in at most 60 KB a block. 64-bit keys take the same
   // tile, with no bound on blocks per SM; with 64-bit values (81 KB with
   // values staged) they read their values from global memory instead.
-  using MsdScatter = StagedTileShape<512, 8, 2, 60 * 1024>;
-  using MsdScatterWideKeys = StagedTileShape<512, 8, 0, 60 * 1024>;
+  // Both rank with match.any: the ballots were measured only on sm_90's
+  // one-block-per-SM wide shape.
+  using MsdScatter = StagedTileShape<512, 8, 2, 60 * 1024, warp::Match::match_any>;
+  using MsdScatterWideKeys = StagedTileShape<512, 8, 0, 60 * 1024, warp::Match::match_any>;
   // Turing's carveouts (32 or 64 KB) are not measured: the driver chooses.
   static constexpr int kMsdSharedCarveout = -1;
 };
