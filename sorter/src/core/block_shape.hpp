@@ -32,12 +32,16 @@ struct GridShape {
 /// shared memory: compiled for MIN_BLOCKS blocks per SM (0: no bound),
 /// given at most SMEM_MAX bytes of shared memory per block, its warps
 /// finding lanes with equal digits with RANK_MATCH
-/// (warp::lanes_with_equal_bits).
-template <int THREADS_, int ITEMS_MAX_, int MIN_BLOCKS_, std::size_t SMEM_MAX_, warp::Match RANK_MATCH_>
+/// (warp::lanes_with_equal_bits), except that with MATCH_ANY_UP_TO_DISTINCT
+/// > 0 a warp whose first items hold at most that many distinct digits
+/// ranks the tile's other items with match.any (rank_in_warp).
+template <int THREADS_, int ITEMS_MAX_, int MIN_BLOCKS_, std::size_t SMEM_MAX_, warp::Match RANK_MATCH_,
+          int MATCH_ANY_UP_TO_DISTINCT_ = 0>
 struct StagedTileShape : BlockShape<THREADS_, ITEMS_MAX_> {
   static constexpr int kMinBlocks = MIN_BLOCKS_;
   static constexpr std::size_t kSmemMax = SMEM_MAX_;
   static constexpr warp::Match kRankMatch = RANK_MATCH_;
+  static constexpr int kMatchAnyUpToDistinct = MATCH_ANY_UP_TO_DISTINCT_;
 };
 
 /// How a warp sort's group sorts: the bitonic network in registers

@@ -610,7 +610,14 @@ struct Sm90Policy {
   // round (287 -> 234 us) the ADU pipe went from 49% to 3% busy and the
   // warps' short-scoreboard wait (match.any's result among them) from 20.3
   // to 4.2 cycles per issue; 4 or 6 of 8 items by ballots fell between.
-  using MsdScatterWideKeys = StagedTileShape<1024, 8, 0, 170 * 1024, warp::Match::ballot>;
+  // A warp whose first 32 keys hold at most 10 distinct digits ranks with
+  // match.any instead, which is cheap on skewed or repeated keys (same-run
+  // A/B on the H100, bench/results/h100-2026-12-06-msd-rank-per-warp-ab.md,
+  // u64 keys + u32 values against ballots only: half the keys zero,
+  // fixed-65536 1.045 -> 1.024 ms, fixed:40000 0.950 -> 0.934; 18 other
+  // rows, one 2^24 segment and 16-bit keys among them, within 0.3%). Above
+  // 16 distinct digits instead: the same.
+  using MsdScatterWideKeys = StagedTileShape<1024, 8, 0, 170 * 1024, warp::Match::ballot, 10>;
   // Keys alone keep the chunk sort in registers (msd_scatter_keys_kernel,
   // the Msd shape): with nothing to gather the staged scatter was slower
   // (2^26 keys 2.19 -> 2.59 ms, fixed-65536 0.482 -> 0.559). It is not

@@ -179,20 +179,46 @@ __device__ __forceinline__ void count_digit_in_warp(std::uint32_t* counts, std::
 /// highest of them bumps the counter with a shared atomic. One warp's shared
 /// atomics are performed in order, so the rank is stable. `digit(j)` gives
 /// this lane's item j's digit; the whole warp calls it.
-template <int kItems, int kDigitBits, warp::Match M, class DigitOf>
+///
+/// kMatchAnyUpToDistinct > 0 (with M = ballot) chooses per warp and call:
+/// item 0 is ranked by match.any, whose peer groups count the warp's
+/// distinct digits, and the other items by match.any too when there are at
+/// most that many, by ballots otherwise. Ballots cost the same for any
+/// digits; match.any's cost grows with the distinct values, so it wins on
+/// skewed or repeated keys.
+template <int kItems, int kDigitBits, warp::Match M, int kMatchAnyUpToDistinct = 0, class DigitOf>
 __device__ __forceinline__ void rank_in_warp(DigitOf digit, std::uint32_t* counts, std::uint32_t (&rank)[kItems]) {
+  static_assert(kMatchAnyUpToDistinct == 0 || M == warp::Match::ballot, "the choice is between match.any and ballots");
   const std::uint32_t lane = threadIdx.x % 32;
   const std::uint32_t lanes_le = lanes_below() | (1u << lane);
-#pragma unroll
-  for (int j = 0; j < kItems; ++j) {
-    const std::uint32_t d = digit(j);
-    const std::uint32_t peers = warp::lanes_with_equal_bits<kDigitBits, M>(d);
+  const auto rank_item = [&](int j, std::uint32_t d, std::uint32_t peers) {
     const int leader = 31 - __clz(peers);
     const std::uint32_t before_me = __popc(peers & lanes_le);
     std::uint32_t group_base = 0;
     if (int(lane) == leader) group_base = atomicAdd(&counts[d], before_me);
     group_base = __shfl_sync(0xFFFFFFFFu, group_base, leader);
     rank[j] = group_base + before_me - 1u;
+  };
+  // Items [first, kItems) with one match, unrolled: the two choices below are
+  // two straight sequences, not a branch per item.
+  const auto rank_items = [&](auto match, int first) {
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+      if (j < first) continue;
+      const std::uint32_t d = digit(j);
+      rank_item(j, d, warp::lanes_with_equal_bits<kDigitBits, decltype(match)::value>(d));
+    }
+  };
+  using ByMatchAny = std::integral_constant<warp::Match, warp::Match::match_any>;
+  if constexpr (kMatchAnyUpToDistinct > 0) {
+    const std::uint32_t d0 = digit(0);
+    const std::uint32_t peers0 = warp::lanes_with_equal_bits<kDigitBits, warp::Match::match_any>(d0);
+    rank_item(0, d0, peers0);
+    const std::uint32_t distinct = __popc(__ballot_sync(0xFFFFFFFFu, int(lane) == 31 - __clz(peers0)));
+    if (distinct > std::uint32_t(kMatchAnyUpToDistinct)) rank_items(std::integral_constant<warp::Match, M>{}, 1);
+    else rank_items(ByMatchAny{}, 1);
+  } else {
+    rank_items(std::integral_constant<warp::Match, M>{}, 0);
   }
 }
 

@@ -883,7 +883,7 @@ __global__ void __launch_bounds__(MsdScatterShape<Policy, int(sizeof(Bits))>::kT
     }
     __syncwarp();
     std::uint32_t rank[kItems];
-    rank_in_warp<kItems, kDigitBits, Shape::kRankMatch>(digit, my_counts, rank);
+    rank_in_warp<kItems, kDigitBits, Shape::kRankMatch, Shape::kMatchAnyUpToDistinct>(digit, my_counts, rank);
     __syncthreads();
 
     // Thread d < kDigits: digit d's start in the chunk, each warp's start
