@@ -279,7 +279,7 @@ inline HostCase reference_result(const HostCase& c, Order order, int begin_bit =
 // ---------------------------------------------------------------------------
 // Key generators
 // ---------------------------------------------------------------------------
-enum class Dist { uniform, specials, all_equal, presorted, reversed, few_unique, low16, dominant };
+enum class Dist { uniform, specials, all_equal, presorted, reversed, few_unique, low16, dominant, mixed_runs };
 
 inline const char* name_of(Dist d) {
   switch (d) {
@@ -291,12 +291,14 @@ inline const char* name_of(Dist d) {
     case Dist::few_unique: return "few_unique";
     case Dist::low16: return "low16";
     case Dist::dominant: return "dominant";
+    case Dist::mixed_runs: return "mixed_runs";
   }
   return "?";
 }
 inline const std::vector<Dist>& all_dists() {
   static const std::vector<Dist> d = {Dist::uniform, Dist::specials, Dist::all_equal, Dist::presorted,
-                                      Dist::reversed, Dist::few_unique, Dist::low16, Dist::dominant};
+                                      Dist::reversed, Dist::few_unique, Dist::low16, Dist::dominant,
+                                      Dist::mixed_runs};
   return d;
 }
 
@@ -402,6 +404,19 @@ template <class K> std::vector<K> generate_keys_typed(Dist dist, std::uint64_t n
       const K k0 = random_key_uniform<K>(rng);
       const std::uint64_t percent = 40 + rng() % 41;
       for (auto& k : v) k = rng() % 100 < percent ? k0 : random_key_uniform<K>(rng);
+      break;
+    }
+    case Dist::mixed_runs: {
+      // Runs of 1-512 keys, each drawn from two keys or at random: in one
+      // MSD scatter chunk some warps' keys hold two digits and others many,
+      // so warps that choose match.any and warps that choose ballots
+      // (rank_in_warp's per-warp choice) rank side by side.
+      const K pool[2] = {random_key_uniform<K>(rng), random_key_uniform<K>(rng)};
+      for (std::uint64_t i = 0; i < n;) {
+        const std::uint64_t end = std::min<std::uint64_t>(n, i + 1 + rng() % 512);
+        const bool repeated = rng() % 2 == 0;
+        for (; i < end; ++i) v[i] = repeated ? pool[rng() % 2] : random_key_uniform<K>(rng);
+      }
       break;
     }
   }

@@ -226,6 +226,18 @@ TEST(Generators, DistributionsHaveTheirShape) {
   EXPECT_GE(most, 3500);
   EXPECT_LE(most, 8500);
   EXPECT_GT(counts.size(), 1000u);
+  // mixed_runs: 32-key windows (a warp's keys in an MSD chunk) with at most
+  // two distinct top bytes and windows with more than 10, both plentiful.
+  const auto mixed = generate_keys_typed<std::uint64_t>(Dist::mixed_runs, 1 << 16, rng);
+  int few_digits = 0, many_digits = 0;
+  for (std::size_t w = 0; w + 32 <= mixed.size(); w += 32) {
+    std::set<std::uint64_t> top;
+    for (std::size_t i = w; i < w + 32; ++i) top.insert(mixed[i] >> 56);
+    few_digits += top.size() <= 2;
+    many_digits += top.size() > 10;
+  }
+  EXPECT_GT(few_digits, 300);
+  EXPECT_GT(many_digits, 300);
 }
 
 }  // namespace

@@ -585,7 +585,7 @@ TEST_F(SegmentedSortBitRanges, MsdScatterChunkTailsEveryWidth) {
   int i = 0;
   for (const KeyType key : {KeyType::u32, KeyType::f32, KeyType::u64}) {
     for (const ValueType value : {ValueType::none, ValueType::b32, ValueType::b64}) {
-      for (const Dist dist : {Dist::uniform, Dist::few_unique, Dist::all_equal, Dist::low16}) {
+      for (const Dist dist : {Dist::uniform, Dist::few_unique, Dist::all_equal, Dist::low16, Dist::mixed_runs}) {
         SCOPED_TRACE(::testing::Message() << name_of(key) << " " << name_of(value) << " " << name_of(dist));
         std::shuffle(sizes.begin(), sizes.end(), rng_);
         const HostCase c = make_case(key, value, OffsetType::u32, sizes, dist, rng_, random_pad(rng_), random_pad(rng_));
