@@ -171,6 +171,10 @@ __device__ __forceinline__ void count_digit_in_warp(std::uint32_t* counts, std::
   if (counted && int(threadIdx.x % 32) == 31 - __clz(peers)) atomicAdd(&counts[digit], std::uint32_t(__popc(peers)));
 }
 
+/// A warp::Match as a type, to pass one to a generic lambda.
+template <warp::Match M>
+using MatchTag = std::integral_constant<warp::Match, M>;
+
 /// Stable rank of a warp's items by digit: item j of every lane, in (j, lane)
 /// order, gets rank[j] = the number of the warp's items before it with the
 /// same digit, and `counts[d]` (the warp's counters, zeroed) ends as the
@@ -191,34 +195,33 @@ __device__ __forceinline__ void rank_in_warp(DigitOf digit, std::uint32_t* count
   static_assert(kMatchAnyUpToDistinct == 0 || M == warp::Match::ballot, "the choice is between match.any and ballots");
   const std::uint32_t lane = threadIdx.x % 32;
   const std::uint32_t lanes_le = lanes_below() | (1u << lane);
+  // Ranks item j among its peers; true on the peers' leader (highest) lane.
   const auto rank_item = [&](int j, std::uint32_t d, std::uint32_t peers) {
-    const int leader = 31 - __clz(peers);
+    const int leader = highest_bit(peers);
     const std::uint32_t before_me = __popc(peers & lanes_le);
     std::uint32_t group_base = 0;
     if (int(lane) == leader) group_base = atomicAdd(&counts[d], before_me);
     group_base = __shfl_sync(0xFFFFFFFFu, group_base, leader);
     rank[j] = group_base + before_me - 1u;
+    return int(lane) == leader;
   };
   // Items [first, kItems) with one match, unrolled: the two choices below are
   // two straight sequences, not a branch per item.
   const auto rank_items = [&](auto match, int first) {
 #pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-      if (j < first) continue;
+    for (int j = first; j < kItems; ++j) {
       const std::uint32_t d = digit(j);
       rank_item(j, d, warp::lanes_with_equal_bits<kDigitBits, decltype(match)::value>(d));
     }
   };
-  using ByMatchAny = std::integral_constant<warp::Match, warp::Match::match_any>;
   if constexpr (kMatchAnyUpToDistinct > 0) {
     const std::uint32_t d0 = digit(0);
-    const std::uint32_t peers0 = warp::lanes_with_equal_bits<kDigitBits, warp::Match::match_any>(d0);
-    rank_item(0, d0, peers0);
-    const std::uint32_t distinct = __popc(__ballot_sync(0xFFFFFFFFu, int(lane) == 31 - __clz(peers0)));
-    if (distinct > std::uint32_t(kMatchAnyUpToDistinct)) rank_items(std::integral_constant<warp::Match, M>{}, 1);
-    else rank_items(ByMatchAny{}, 1);
+    const bool leads = rank_item(0, d0, warp::lanes_with_equal_bits<kDigitBits, warp::Match::match_any>(d0));
+    const int distinct = __popc(__ballot_sync(0xFFFFFFFFu, leads));  // one leader per digit
+    if (distinct > kMatchAnyUpToDistinct) rank_items(MatchTag<M>{}, 1);
+    else rank_items(MatchTag<warp::Match::match_any>{}, 1);
   } else {
-    rank_items(std::integral_constant<warp::Match, M>{}, 0);
+    rank_items(MatchTag<M>{}, 0);
   }
 }
 
