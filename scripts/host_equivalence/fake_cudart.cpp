@@ -68,6 +68,12 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attribute, int) {
   }
   return cudaSuccess;
 }
+// persistent_grid reads a kernel's static shared memory (since f55229d);
+// none here, so the setattr lines follow the dynamic size as before.
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void*) {
+  *attributes = cudaFuncAttributes{};
+  return cudaSuccess;
+}
 cudaError_t cudaFuncSetAttribute(const void* kernel, cudaFuncAttribute, int value) {
   std::printf("  setattr %s smem %d\n", kernel_names()[kernel].c_str(), value);
   return cudaSuccess;
