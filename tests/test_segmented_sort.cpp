@@ -523,6 +523,24 @@ TEST_F(SegmentedSortBitRanges, WideKeysThroughTheRadix8Classes) {
                                                  {Dist::uniform, Dist::few_unique, Dist::low16, Dist::presorted}));
 }
 
+// 32-bit keys in the radix8 classes (2049..16384) have a kernel per key
+// code (KeyCode): the identity (u32 ascending) loads keys as they are; i32,
+// f32 and descending calls load every key, then encode. Every 32-bit key
+// type and value width, both orders (alternating with the value width, so
+// each type meets both kernels), full and partial bit ranges (floats: every
+// bit, with NaN / -0.0 specials in the cycle), lengths at and inside every
+// radix8 class edge (partial tiles, a tile's last warp only partly full),
+// mixed with short segments, and MSD children that land in those classes.
+TEST_F(SegmentedSortBitRanges, Radix8ClassesPerKeyCode) {
+  TS_TRACE_SEED();
+  std::vector<std::uint64_t> sizes = {2049, 2050, 3000, 4095, 4096, 4097, 6000, 8191, 8192,
+                                      8193, 12000, 16383, 16384, 0, 1, 2, 100, 1500};
+  if (!small_mode()) sizes.insert(sizes.end(), {40000, 70000});
+  ASSERT_NO_FATAL_FAILURE(sort_types_over_ranges(
+      stream_, rng_, {KeyType::u32, KeyType::i32, KeyType::f32}, {{0, 32}, {0, 16}, {7, 29}}, sizes,
+      {Dist::uniform, Dist::few_unique, Dist::all_equal, Dist::presorted, Dist::reversed}));
+}
+
 // 32-bit keys of 16385..32768 in calls of at most 16 compared bits sort in
 // thread-block clusters of 2 CTAs (each holding 16384 keys; the passes
 // exchange keys and values in distributed shared memory); wider calls take
@@ -1289,6 +1307,27 @@ TEST_F(SanitizerSegmentedSort, BitRangesAndFloatSpecials) {
     const HostCase c = make_case(kt, ValueType::b32, OffsetType::u32, sizes, Dist::specials, rng_);
     RunOptions o;
     o.order = kt == KeyType::f32 ? Order::descending : Order::ascending;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
+// The radix8 classes' kernels per key code (KeyCode): the encoded kernel's
+// separate load and encode loops (f32 with NaN / -0.0, i32, descending u32)
+// beside the identity's, at every radix8 class's edges.
+TEST_F(SanitizerSegmentedSort, Radix8KernelsPerKeyCode) {
+  TS_TRACE_SEED();
+  const std::vector<std::uint64_t> sizes = {2049, 4096, 4097, 8193, 12000, 16384, 3};
+  for (const Combo& p : {Combo{KeyType::f32, ValueType::b32, OffsetType::u32, Order::ascending},
+                         Combo{KeyType::f32, ValueType::b64, OffsetType::u32, Order::descending},
+                         Combo{KeyType::f32, ValueType::none, OffsetType::u64, Order::ascending},
+                         Combo{KeyType::i32, ValueType::b32, OffsetType::u32, Order::ascending},
+                         Combo{KeyType::u32, ValueType::b32, OffsetType::u32, Order::descending},
+                         Combo{KeyType::u32, ValueType::b32, OffsetType::u32, Order::ascending}}) {
+    SCOPED_TRACE(combo_name(p));
+    const HostCase c = make_case(p.key, p.value, p.offset, sizes,
+                                 is_float(p.key) ? Dist::specials : Dist::uniform, rng_, 3, 3);
+    RunOptions o;
+    o.order = p.order;
     ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
   }
 }

@@ -31,10 +31,15 @@ cudaError_t launch_block_class(const SortCall& call, const SortData<Bits, Value>
     using Storage = typename Sorter::TempStorage;
     const auto kernel = [&] {
       if constexpr (Sorter::kSplitsKeyRanges)
-        return data.compare_mask == kAllOnes<Bits> ? block_sort_kernel<Shape, CLASS, KeyRange::all_bits, Bits, Value>
-                                                   : block_sort_kernel<Shape, CLASS, KeyRange::partial, Bits, Value>;
+        return data.compare_mask == kAllOnes<Bits>
+                   ? block_sort_kernel<Shape, CLASS, KeyRange::all_bits, KeyCode::any, Bits, Value>
+                   : block_sort_kernel<Shape, CLASS, KeyRange::partial, KeyCode::any, Bits, Value>;
+      else if constexpr (Sorter::kSplitsKeyCodes)
+        return data.codec.kind == KeyKind::unsigned_int && !data.codec.descending
+                   ? block_sort_kernel<Shape, CLASS, KeyRange::any, KeyCode::identity, Bits, Value>
+                   : block_sort_kernel<Shape, CLASS, KeyRange::any, KeyCode::encoded, Bits, Value>;
       else
-        return block_sort_kernel<Shape, CLASS, KeyRange::any, Bits, Value>;
+        return block_sort_kernel<Shape, CLASS, KeyRange::any, KeyCode::any, Bits, Value>;
     }();
     return launch_persistent(kernel, Shape::kThreads, sizeof(Storage), call.stream, call.programmatic, 0, data,
                              call.lists);

@@ -57,6 +57,15 @@ struct OptionalStorage<true, Sort> {
 /// 129..256 took 3-4% longer, and 32-bit pairs there 5%.
 enum class KeyRange { any, all_bits, partial };
 
+/// Which key codes a radix8 kernel of 32-bit keys is compiled for
+/// (BlockSorter::kSplitsKeyCodes): any; or one kernel for the identity
+/// (unsigned keys, ascending), whose loads go straight to the sort, and one
+/// for the codes the run-time codec computes (signed, float, descending),
+/// which load every key before encoding any (load_and_sort_radix8). One
+/// kernel with both load forms took u32 pairs' MSD groups 3-8% longer: its
+/// 512 x 32 form's spills grew from 56 to 496 bytes of loads.
+enum class KeyCode { any, identity, encoded };
+
 template <class Shape, class Bits, class Value>
 struct BlockSorter {
   static_assert(Shape::kTileItems <= 65536, "the merge sort's positions are 16-bit");
@@ -102,6 +111,12 @@ struct BlockSorter {
   static constexpr bool kSplitsKeyRanges =
       (kSortsNarrowWords && (kSortsKeyWords || Shape::kNarrowWords == NarrowWords::partial_calls)) ||
       kSortsNarrowWindows;
+  // The radix8 shapes' kernels for 32-bit keys, one per KeyCode. 64-bit
+  // keys keep one kernel that encodes each key as it arrives: loading all
+  // first moved the spills of their 512 x 32 kernel (u64 pairs 1-4% slower),
+  // so double keys still wait per load there.
+  static constexpr bool kSplitsKeyCodes = kRadix8 && sizeof(Bits) == 4;
+  static_assert(!(kSplitsKeyRanges && kSplitsKeyCodes), "a kernel per key range or per key code, not both");
   static constexpr bool kRadix8GathersValues = (kRadix8 || kRadix8Ranges) && kHasValues<Value> && sizeof(Value) != 4;
   using Position = std::conditional_t<kBitonic, std::uint32_t,
                                       std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>>;
@@ -387,20 +402,39 @@ __device__ __forceinline__ void block_sort_task_merge(const SortData<Bits, Value
 /// payload of each (its value, or its position where GATHERS: 8-byte values,
 /// gathered afterwards), then sorts them over the task's compared bits into
 /// the striped arrangement.
-template <bool GATHERS, class Sort, class Bits, class Value, class Payload, int kItems>
+template <bool GATHERS, KeyCode CODE, class Sort, class Bits, class Value, class Payload, int kItems>
 __device__ __forceinline__ void load_and_sort_radix8(const SortData<Bits, Value>& data, const Task& task,
                                                      const Bits* src_keys, const Value* src_values,
                                                      std::uint32_t first, Sort& sort, Bits (&key)[kItems],
                                                      Payload (&payload)[kItems]) {
   const int t = threadIdx.x;
   const std::uint32_t warp_first = first + std::uint32_t(t / 32) * 32u * kItems + std::uint32_t(t % 32);
+  if constexpr (CODE == KeyCode::encoded) {
+    // Every load is issued before any key is encoded: the codec branches on
+    // the key kind at run time, and encoding each key as it arrived made
+    // the float path wait on one load before issuing the next (ncu,
+    // fixed-16384 f32 pairs in 512 x 32: long-scoreboard stalls 5.7 cycles
+    // per issue against 0.9 for u32 keys, 525 us against 340).
 #pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const std::uint32_t p = warp_first + std::uint32_t(i) * 32u;
-    const bool valid = p < task.length;
-    key[i] = valid ? data.codec.encode(src_keys[p]) : kAllOnes<Bits>;
-    if constexpr (GATHERS) payload[i] = p;
-    else if constexpr (kHasValues<Value>) payload[i] = valid ? src_values[p] : Value{};
+    for (int i = 0; i < kItems; ++i) {
+      const std::uint32_t p = warp_first + std::uint32_t(i) * 32u;
+      const bool valid = p < task.length;
+      key[i] = valid ? src_keys[p] : Bits(0);
+      if constexpr (GATHERS) payload[i] = p;
+      else if constexpr (kHasValues<Value>) payload[i] = valid ? src_values[p] : Value{};
+    }
+#pragma unroll
+    for (int i = 0; i < kItems; ++i)
+      key[i] = warp_first + std::uint32_t(i) * 32u < task.length ? data.codec.encode(key[i]) : kAllOnes<Bits>;
+  } else {
+#pragma unroll
+    for (int i = 0; i < kItems; ++i) {
+      const std::uint32_t p = warp_first + std::uint32_t(i) * 32u;
+      const bool valid = p < task.length;
+      key[i] = valid ? data.codec.encode(src_keys[p]) : kAllOnes<Bits>;
+      if constexpr (GATHERS) payload[i] = p;
+      else if constexpr (kHasValues<Value>) payload[i] = valid ? src_values[p] : Value{};
+    }
   }
   const int high_bit = task_high_bit(task);
   const int begin_bit = high_bit > data.begin_bit ? data.begin_bit : high_bit;  // none left: input order
@@ -415,7 +449,7 @@ __device__ __forceinline__ void load_and_sort_radix8(const SortData<Bits, Value>
 /// from global memory (the sort's native input, no transpose), passes over
 /// the task's compared bits, striped result (coalesced stores). 4-byte
 /// values move with the keys; 8-byte ones are gathered through positions.
-template <class Shape, class Bits, class Value>
+template <class Shape, KeyCode CODE, class Bits, class Value>
 __device__ __forceinline__ void block_sort_task_radix8(const SortData<Bits, Value>& data, const Task& task,
                                                    typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
   using Sorter = BlockSorter<Shape, Bits, Value>;
@@ -426,7 +460,7 @@ __device__ __forceinline__ void block_sort_task_radix8(const SortData<Bits, Valu
   Bits key[kItems];
   typename Sorter::Radix8Payload payload[kItems];
   typename Sorter::Radix8 sort(Sorter::radix8_storage(storage));
-  load_and_sort_radix8<Sorter::kRadix8GathersValues>(data, task, src_keys, src_values, 0u, sort, key, payload);
+  load_and_sort_radix8<Sorter::kRadix8GathersValues, CODE>(data, task, src_keys, src_values, 0u, sort, key, payload);
 
   if constexpr (Sorter::kRadix8GathersValues) {
     __syncthreads();  // the sort's storage becomes the staging area
@@ -449,7 +483,7 @@ __device__ __forceinline__ void block_sort_task_radix8(const SortData<Bits, Valu
 
 /// Sorts one task of at most Shape::kTileItems keys with the whole block and
 /// writes it to the user arrays (in place when the task lives there).
-template <class Shape, KeyRange RANGE, class Bits, class Value>
+template <class Shape, KeyRange RANGE, KeyCode CODE, class Bits, class Value>
 __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& data, const Task& task,
                                                 std::uint32_t window_first, std::uint32_t window_segments,
                                                 typename BlockSorter<Shape, Bits, Value>::TempStorage& storage) {
@@ -457,10 +491,10 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
   if constexpr (Sorter::kBitonic) {
     if constexpr (Sorter::kRadix8Ranges)
       if (window_segments <= 1 && Sorter::radix8_takes_range(task, data.begin_bit))  // one range
-        return block_sort_task_radix8<Shape>(data, task, storage);
+        return block_sort_task_radix8<Shape, KeyCode::any>(data, task, storage);
     block_sort_task_bitonic<Shape, RANGE>(data, task, window_first, window_segments, storage);
   } else if constexpr (Sorter::kRadix8) {
-    block_sort_task_radix8<Shape>(data, task, storage);  // no windows (dispatch offers none)
+    block_sort_task_radix8<Shape, CODE>(data, task, storage);  // no windows (dispatch offers none)
   } else {
     block_sort_task_merge<Shape>(data, task, storage);  // no windows (dispatch offers none)
   }
@@ -472,7 +506,7 @@ __device__ __forceinline__ void block_sort_task(const SortData<Bits, Value>& dat
 /// may start long after block 0: tasks go to whichever block asks next (a
 /// ticket counter) rather than by block index, which would leave a late
 /// block's share for the end.
-template <class Shape, int CLASS, KeyRange RANGE, class Bits, class Value>
+template <class Shape, int CLASS, KeyRange RANGE, KeyCode CODE, class Bits, class Value>
 __global__ void __launch_bounds__(Shape::kThreads, (BlockSorter<Shape, Bits, Value>::kMinBlocks))
     block_sort_kernel(SortData<Bits, Value> data, WorkLists lists) {
   enter_overlapped_kernel();
@@ -498,7 +532,7 @@ __global__ void __launch_bounds__(Shape::kThreads, (BlockSorter<Shape, Bits, Val
         const std::uint32_t first = v < count ? lists.class_segments[region + v] : 0u;
         const std::uint32_t segments = v < count ? lists.class_window_segments[region + v] : 1u;
         const Task task = v < count ? data.window_task(first, segments) : child_tasks[v - count];
-        block_sort_task<Shape, RANGE>(data, task, first, segments, storage);
+        block_sort_task<Shape, RANGE, CODE>(data, task, first, segments, storage);
         __syncthreads();  // the next task's ticket and load reuse the shared memory
       }
   }
@@ -541,7 +575,8 @@ __device__ __forceinline__ void cluster_sort_task(const SortData<Bits, Value>& d
   Bits key[kItems];
   typename Sorter::Payload payload[kItems];
   typename Sorter::Sort sort(storage.sort);
-  load_and_sort_radix8<Sorter::kGathersValues>(data, task, src_keys, src_values, cta_first, sort, key, payload);
+  load_and_sort_radix8<Sorter::kGathersValues, KeyCode::any>(data, task, src_keys, src_values, cta_first, sort, key,
+                                                              payload);
   const auto rank_of = [&](int i) { return cta_first + std::uint32_t(i * kThreads + t); };
   if constexpr (Sorter::kGathersValues) {
     __syncthreads();  // the sort's storage becomes the staging area
