@@ -409,32 +409,25 @@ __device__ __forceinline__ void load_and_sort_radix8(const SortData<Bits, Value>
                                                      Payload (&payload)[kItems]) {
   const int t = threadIdx.x;
   const std::uint32_t warp_first = first + std::uint32_t(t / 32) * 32u * kItems + std::uint32_t(t % 32);
-  if constexpr (CODE == KeyCode::encoded) {
-    // Every load is issued before any key is encoded: the codec branches on
-    // the key kind at run time, and encoding each key as it arrived made
-    // the float path wait on one load before issuing the next (ncu,
-    // fixed-16384 f32 pairs in 512 x 32: long-scoreboard stalls 5.7 cycles
-    // per issue against 0.9 for u32 keys, 525 us against 340).
+  // The encoded kernel issues every load before it encodes any key: the
+  // codec branches on the key kind at run time, and encoding each key as it
+  // arrived made the float path wait on one load before issuing the next
+  // (ncu, fixed-16384 f32 pairs in 512 x 32: long-scoreboard stalls 5.7
+  // cycles per issue against 0.9 for u32 keys, 525 us against 340).
+  constexpr bool kEncodeAfterLoads = CODE == KeyCode::encoded;
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const std::uint32_t p = warp_first + std::uint32_t(i) * 32u;
-      const bool valid = p < task.length;
-      key[i] = valid ? src_keys[p] : Bits(0);
-      if constexpr (GATHERS) payload[i] = p;
-      else if constexpr (kHasValues<Value>) payload[i] = valid ? src_values[p] : Value{};
-    }
+  for (int i = 0; i < kItems; ++i) {
+    const std::uint32_t p = warp_first + std::uint32_t(i) * 32u;
+    const bool valid = p < task.length;
+    if constexpr (kEncodeAfterLoads) key[i] = valid ? src_keys[p] : Bits(0);
+    else key[i] = valid ? data.codec.encode(src_keys[p]) : kAllOnes<Bits>;
+    if constexpr (GATHERS) payload[i] = p;
+    else if constexpr (kHasValues<Value>) payload[i] = valid ? src_values[p] : Value{};
+  }
+  if constexpr (kEncodeAfterLoads) {
 #pragma unroll
     for (int i = 0; i < kItems; ++i)
       key[i] = warp_first + std::uint32_t(i) * 32u < task.length ? data.codec.encode(key[i]) : kAllOnes<Bits>;
-  } else {
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const std::uint32_t p = warp_first + std::uint32_t(i) * 32u;
-      const bool valid = p < task.length;
-      key[i] = valid ? data.codec.encode(src_keys[p]) : kAllOnes<Bits>;
-      if constexpr (GATHERS) payload[i] = p;
-      else if constexpr (kHasValues<Value>) payload[i] = valid ? src_values[p] : Value{};
-    }
   }
   const int high_bit = task_high_bit(task);
   const int begin_bit = high_bit > data.begin_bit ? data.begin_bit : high_bit;  // none left: input order
