@@ -35,7 +35,7 @@ cudaError_t launch_block_class(const SortCall& call, const SortData<Bits, Value>
                    ? block_sort_kernel<Shape, CLASS, KeyRange::all_bits, KeyCode::any, Bits, Value>
                    : block_sort_kernel<Shape, CLASS, KeyRange::partial, KeyCode::any, Bits, Value>;
       else if constexpr (Sorter::kSplitsKeyCodes)
-        return data.codec.kind == KeyKind::unsigned_int && !data.codec.descending
+        return data.codec.is_identity()
                    ? block_sort_kernel<Shape, CLASS, KeyRange::any, KeyCode::identity, Bits, Value>
                    : block_sort_kernel<Shape, CLASS, KeyRange::any, KeyCode::encoded, Bits, Value>;
       else

@@ -45,6 +45,10 @@ struct KeyCodec {
   KeyKind kind = KeyKind::unsigned_int;
   bool descending = false;
 
+  /// Whether encode and decode return their argument (unsigned keys,
+  /// ascending): kernels can then skip the code altogether.
+  TILESORT_HD bool is_identity() const { return kind == KeyKind::unsigned_int && !descending; }
+
   TILESORT_HD Bits encode(Bits raw) const {
     Bits ordered;
     if (kind == KeyKind::unsigned_int) {
