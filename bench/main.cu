@@ -137,7 +137,8 @@ void print_usage(std::FILE* to) {
                "                         launches (as a renderer that captures its frame runs it: no\n"
                "                         per-kernel host launch cost)\n"
                "  --variants LIST        default all: %s\n"
-               "                         (key-value; u32-none = u32 keys only)\n"
+               "                         (key-value; u32-none = u32 keys only); also by name, outside\n"
+               "                         'all': f64-u32, f64-none (double keys)\n"
                "  --methods LIST         default all: %s\n"
                "  --seg-radix-skip LIST  workloads where cub-segmented-radix-sort is skipped,\n"
                "                         or 'none' (default %s)\n"
@@ -243,6 +244,8 @@ std::vector<const Variant*> parse_variants(const std::string& list) {
   for (const auto& name : split_list(list)) {
     const Variant* found = nullptr;
     for (const Variant& v : kVariants)
+      if (name == v.name) found = &v;
+    for (const Variant& v : kOptionalVariants)
       if (name == v.name) found = &v;
     if (found == nullptr) usage_error("unknown variant '" + name + "'");
     variants.push_back(found);

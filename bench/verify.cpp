@@ -211,6 +211,7 @@ void compute_reference(HostProblem& p) {
     case KeyKind::u32: sort_segments(p, reinterpret_cast<std::uint32_t*>(p.sorted_keys.data())); break;
     case KeyKind::f32: sort_segments(p, reinterpret_cast<float*>(p.sorted_keys.data())); break;
     case KeyKind::u64: sort_segments(p, reinterpret_cast<std::uint64_t*>(p.sorted_keys.data())); break;
+    case KeyKind::f64: sort_segments(p, reinterpret_cast<double*>(p.sorted_keys.data())); break;
   }
 }
 
@@ -223,6 +224,8 @@ std::string verify_sorted(const HostProblem& p, const void* out_keys, const Valu
       return verify_sorted_typed(p, static_cast<const float*>(out_keys), out_values, require_stable);
     case KeyKind::u64:
       return verify_sorted_typed(p, static_cast<const std::uint64_t*>(out_keys), out_values, require_stable);
+    case KeyKind::f64:
+      return verify_sorted_typed(p, static_cast<const double*>(out_keys), out_values, require_stable);
   }
   return "unknown key type";
 }

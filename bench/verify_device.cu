@@ -40,11 +40,12 @@ __device__ std::uint32_t segment_of(const std::uint32_t* offsets, std::uint32_t 
   return lo;
 }
 
-/// Keys are read as their bit patterns; f32 goes through the usual radix
+/// Keys are read as their bit patterns; floats go through the usual radix
 /// mapping so that unsigned order is float order.
 template <class Bits, bool kFloat>
 __device__ Bits ordered(Bits b) {
-  if constexpr (kFloat) return b ^ ((b & 0x80000000u) ? 0xFFFFFFFFu : 0x80000000u);
+  constexpr Bits kSign = Bits(1) << (sizeof(Bits) * 8 - 1);
+  if constexpr (kFloat) return b ^ ((b & kSign) ? Bits(~Bits(0)) : kSign);
   return b;
 }
 
@@ -141,7 +142,7 @@ void launch_hash(const void* keys, const DeviceCheckInput& in, const DeviceBuffe
 }
 
 void hash_keys(const void* keys, const DeviceCheckInput& in, const DeviceBuffer& hash, cudaStream_t stream) {
-  if (in.key == KeyKind::u64) launch_hash<std::uint64_t>(keys, in, hash, stream);
+  if (key_bytes(in.key) == 8) launch_hash<std::uint64_t>(keys, in, hash, stream);
   else launch_hash<std::uint32_t>(keys, in, hash, stream);
 }
 
@@ -197,6 +198,7 @@ std::string DeviceChecker::check(const void* out_keys, const Value* out_values, 
     case KeyKind::u32: launch_check<std::uint32_t, false>(in_, out_keys, values, require_stable, seen, result, stream); break;
     case KeyKind::f32: launch_check<std::uint32_t, true>(in_, out_keys, values, require_stable, seen, result, stream); break;
     case KeyKind::u64: launch_check<std::uint64_t, false>(in_, out_keys, values, require_stable, seen, result, stream); break;
+    case KeyKind::f64: launch_check<std::uint64_t, true>(in_, out_keys, values, require_stable, seen, result, stream); break;
   }
   if (!in_.has_values) {
     hash_keys(out_keys, in_, hash_out_, stream);

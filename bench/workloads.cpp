@@ -426,6 +426,7 @@ void generate_keys(const Workload& workload, KeyKind key, void* out, int end_bit
           case KeyKind::u32: static_cast<std::uint32_t*>(out)[i] = 0u; break;
           case KeyKind::u64: static_cast<std::uint64_t*>(out)[i] = 0u; break;
           case KeyKind::f32: static_cast<float*>(out)[i] = 0.0f; break;
+          case KeyKind::f64: static_cast<double*>(out)[i] = 0.0; break;
         }
         continue;
       }
@@ -444,6 +445,14 @@ void generate_keys(const Workload& workload, KeyKind key, void* out, int end_bit
           constexpr float kGrid = 16777216.0f;   // 2^24
           const float unit = static_cast<float>(h >> 40) / kGrid;  // [0, 1)
           static_cast<float*>(out)[i] = (2.0f * unit - 1.0f) * kRange;
+          break;
+        }
+        case KeyKind::f64: {
+          // As f32, on a grid of 2^53 values.
+          constexpr double kRange = 1024.0;
+          constexpr double kGrid = 9007199254740992.0;  // 2^53
+          const double unit = static_cast<double>(h >> 11) / kGrid;
+          static_cast<double*>(out)[i] = (2.0 * unit - 1.0) * kRange;
           break;
         }
       }

@@ -25,6 +25,9 @@ std::unique_ptr<Method> make_for_variant(const Problem& p) {
     case KeyKind::u64:
       if (p.has_values) return std::make_unique<Adapter<std::uint64_t, true>>(p);
       break;
+    case KeyKind::f64:
+      if (p.has_values) return std::make_unique<Adapter<double, true>>(p);
+      return std::make_unique<Adapter<double, false>>(p);
   }
   throw MethodUnavailable(std::string("no instantiation for ") + key_name(p.key) +
                           (p.has_values ? " keys with u32 values" : " keys only"));

@@ -16,6 +16,7 @@ tilesort::KeyType to_tilesort(KeyKind key) {
     case KeyKind::u32: return tilesort::KeyType::u32;
     case KeyKind::f32: return tilesort::KeyType::f32;
     case KeyKind::u64: return tilesort::KeyType::u64;
+    case KeyKind::f64: return tilesort::KeyType::f64;
   }
   throw MethodUnavailable("unknown key type");
 }

@@ -57,13 +57,14 @@ struct OptionalStorage<true, Sort> {
 /// 129..256 took 3-4% longer, and 32-bit pairs there 5%.
 enum class KeyRange { any, all_bits, partial };
 
-/// Which key codes a radix8 kernel of 32-bit keys is compiled for
-/// (BlockSorter::kSplitsKeyCodes): any; or one kernel for the identity
-/// (unsigned keys, ascending), whose loads go straight to the sort, and one
-/// for the codes the run-time codec computes (signed, float, descending),
-/// which load every key before encoding any (load_and_sort_radix8). One
-/// kernel with both load forms took u32 pairs' MSD groups 3-8% longer: its
-/// 512 x 32 form's spills grew from 56 to 496 bytes of loads.
+/// Which key codes a radix8 kernel is compiled for
+/// (BlockSorter::kSplitsKeyCodes, where Shape::kKeyCodeKernels): any; or
+/// one kernel for the identity (unsigned keys, ascending), whose loads go
+/// straight to the sort, and one for the codes the run-time codec computes
+/// (signed, float, descending), which load every key before encoding any
+/// (load_and_sort_radix8). One kernel with both load forms took u32 pairs'
+/// MSD groups 3-8% longer: its 512 x 32 form's spills grew from 56 to 496
+/// bytes of loads.
 enum class KeyCode { any, identity, encoded };
 
 template <class Shape, class Bits, class Value>
@@ -111,13 +112,14 @@ struct BlockSorter {
   static constexpr bool kSplitsKeyRanges =
       (kSortsNarrowWords && (kSortsKeyWords || Shape::kNarrowWords == NarrowWords::partial_calls)) ||
       kSortsNarrowWindows;
-  // The radix8 shapes' kernels for 32-bit keys, one per KeyCode. 64-bit
-  // keys keep one kernel that encodes each key as it arrives: loading all
-  // first moved the spills of their 512 x 32 kernel (u64 pairs 1-4% slower),
-  // so double keys still wait per load there.
-  static constexpr bool kSplitsKeyCodes = kRadix8 && sizeof(Bits) == 4;
-  static_assert(!(kSplitsKeyRanges && kSplitsKeyCodes), "a kernel per key range or per key code, not both");
   static constexpr bool kRadix8GathersValues = (kRadix8 || kRadix8Ranges) && kHasValues<Value> && sizeof(Value) != 4;
+  // A kernel per KeyCode where the shape asks for one (Shape::kKeyCodeKernels),
+  // except for 64-bit keys with 8-byte values: their encoded 512 x 32 kernel
+  // spilled 2,024 bytes (ptxas; 412 with one load loop), so they keep one
+  // kernel that encodes each key as it arrives.
+  static constexpr bool kSplitsKeyCodes =
+      kRadix8 && Shape::kKeyCodeKernels && !(sizeof(Bits) == 8 && kRadix8GathersValues);
+  static_assert(!(kSplitsKeyRanges && kSplitsKeyCodes), "a kernel per key range or per key code, not both");
   using Position = std::conditional_t<kBitonic, std::uint32_t,
                                       std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>>;
   using Load = cub::BlockLoad<Bits, Shape::kThreads, Shape::kItemsMax, cub::BLOCK_LOAD_WARP_TRANSPOSE>;
