@@ -512,10 +512,9 @@ void sort_types_over_ranges(cudaStream_t stream, Rng& rng, std::initializer_list
 // 64-bit keys sort with BlockRadixSort8 from 257 to 16384 keys (cub's merge
 // sort below): every value width, both orders, full and partial bit ranges
 // (integers; floats take every bit), lengths at and around every class edge
-// from 129 and through the MSD path above. With no or 4-byte values those
-// classes have a kernel per key code (KeyCode: u64 ascending the identity,
-// i64, f64 and descending calls the encoded one); every type meets both
-// orders.
+// from 129 and through the MSD path above. With 4-byte values block4..6
+// have a kernel per key code (KeyCode: u64 ascending the identity, i64, f64
+// and descending calls the encoded one); every type meets both orders.
 TEST_F(SegmentedSortBitRanges, WideKeysThroughTheRadix8Classes) {
   TS_TRACE_SEED();
   std::vector<std::uint64_t> sizes = {255, 256, 257, 300, 511, 512, 513, 1024, 1025, 1500, 2048, 2049,
@@ -1317,12 +1316,11 @@ TEST_F(SanitizerSegmentedSort, BitRangesAndFloatSpecials) {
 // The radix8 classes' kernels per key code (KeyCode): the encoded kernel's
 // separate load and encode loops (floats with NaN / -0.0, signed keys,
 // descending unsigned ones) beside the identity's, at every radix8 class's
-// edges: 2049..16384 for 32-bit keys, 257..16384 for 64-bit ones (whose
-// 8-byte values keep one kernel).
+// edges, 2049..16384 (64-bit keys split only with 4-byte values; alone they
+// keep one kernel).
 TEST_F(SanitizerSegmentedSort, Radix8KernelsPerKeyCode) {
   TS_TRACE_SEED();
   const std::vector<std::uint64_t> sizes = {2049, 4096, 4097, 8193, 12000, 16384, 3};
-  const std::vector<std::uint64_t> wide_sizes = {257, 600, 1024, 1025, 2049, 4097, 8193, 16384, 3};
   for (const Combo& p : {Combo{KeyType::f32, ValueType::b32, OffsetType::u32, Order::ascending},
                          Combo{KeyType::f32, ValueType::b64, OffsetType::u32, Order::descending},
                          Combo{KeyType::f32, ValueType::none, OffsetType::u64, Order::ascending},
@@ -1330,12 +1328,12 @@ TEST_F(SanitizerSegmentedSort, Radix8KernelsPerKeyCode) {
                          Combo{KeyType::u32, ValueType::b32, OffsetType::u32, Order::descending},
                          Combo{KeyType::u32, ValueType::b32, OffsetType::u32, Order::ascending},
                          Combo{KeyType::f64, ValueType::b32, OffsetType::u32, Order::ascending},
-                         Combo{KeyType::f64, ValueType::none, OffsetType::u64, Order::descending},
+                         Combo{KeyType::f64, ValueType::b32, OffsetType::u64, Order::descending},
                          Combo{KeyType::i64, ValueType::b32, OffsetType::u32, Order::ascending},
                          Combo{KeyType::u64, ValueType::b32, OffsetType::u32, Order::descending},
-                         Combo{KeyType::u64, ValueType::none, OffsetType::u32, Order::ascending}}) {
+                         Combo{KeyType::u64, ValueType::b32, OffsetType::u32, Order::ascending}}) {
     SCOPED_TRACE(combo_name(p));
-    const HostCase c = make_case(p.key, p.value, p.offset, key_bits(p.key) == 64 ? wide_sizes : sizes,
+    const HostCase c = make_case(p.key, p.value, p.offset, sizes,
                                  is_float(p.key) ? Dist::specials : Dist::uniform, rng_, 3, 3);
     RunOptions o;
     o.order = p.order;

@@ -402,7 +402,8 @@ struct Sm90Policy {
   // 0.764, fixed:6000 0.986 -> 0.835, fixed:12000 1.152 -> 1.010,
   // tiles16-4M 0.982 -> 0.880 (u32, u64 and 16-bit rows even). block1..3,
   // whose 64-bit keys take radix8 at 4 to 14 blocks per SM, had f64 pairs
-  // 0.5-1.3% slower with it (fixed:300, 700, 1500), so they keep one kernel.
+  // 0.5-1.3% slower with it (fixed:300, 700, 1500), so they keep one kernel;
+  // so do 64-bit keys alone or with 8-byte values (BlockSorter::kSplitsKeyCodes).
   struct Radix8Base : BlockSortOptions {
     static constexpr bool kWindows = false;
     static constexpr bool kKeyCodeKernels = true;

@@ -114,11 +114,13 @@ struct BlockSorter {
       kSortsNarrowWindows;
   static constexpr bool kRadix8GathersValues = (kRadix8 || kRadix8Ranges) && kHasValues<Value> && sizeof(Value) != 4;
   // A kernel per KeyCode where the shape asks for one (Shape::kKeyCodeKernels),
-  // except for 64-bit keys with 8-byte values: their encoded 512 x 32 kernel
-  // spilled 2,024 bytes (ptxas; 412 with one load loop), so they keep one
-  // kernel that encodes each key as it arrives.
+  // for 64-bit keys only with 4-byte values. Their encoded kernels cost the
+  // others more than the wait they save: keys alone in 256 x 16 took 105
+  // registers against 77 (3 -> 2 blocks per SM; f64 keys fixed:3000 0.590
+  // -> 0.676 ms, tiles16-4M 3% slower), and with 8-byte values the 512 x 32
+  // kernel spilled 2,024 bytes (412 with one load loop).
   static constexpr bool kSplitsKeyCodes =
-      kRadix8 && Shape::kKeyCodeKernels && !(sizeof(Bits) == 8 && kRadix8GathersValues);
+      kRadix8 && Shape::kKeyCodeKernels && (sizeof(Bits) == 4 || (kHasValues<Value> && sizeof(Value) == 4));
   static_assert(!(kSplitsKeyRanges && kSplitsKeyCodes), "a kernel per key range or per key code, not both");
   using Position = std::conditional_t<kBitonic, std::uint32_t,
                                       std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>>;
