@@ -175,6 +175,75 @@ TEST(BenchWorkloads, ZeroKeysReplaceTheirShareAndLeaveTheRest) {
   EXPECT_NEAR(double(zeros) / mixed.size(), 0.30, 0.01);
 }
 
+// The optional f64 variants: depth-like doubles in [-1024, 1024), both signs,
+// no NaN, infinity or -0.0 (so every correct sort has one bit pattern), and
+// zero keys on the same items as the other key types.
+TEST(BenchWorkloads, DoubleKeysAreDepthLikeAndShareZeroItems) {
+  Workload w = make_fixed_workload(1000, 200000);
+  std::vector<double> keys(w.items());
+  generate_keys(w, KeyKind::f64, keys.data());
+  std::size_t negative = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    ASSERT_TRUE(std::isfinite(keys[i])) << i;
+    ASSERT_GE(keys[i], -1024.0) << i;
+    ASSERT_LT(keys[i], 1024.0) << i;
+    ASSERT_FALSE(keys[i] == 0.0 && std::signbit(keys[i])) << i;
+    negative += keys[i] < 0.0;
+  }
+  EXPECT_NEAR(double(negative) / keys.size(), 0.5, 0.01);
+  std::vector<double> sorted = keys;
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_GT(std::unique(sorted.begin(), sorted.end()) - sorted.begin(), std::ptrdiff_t(keys.size() * 99 / 100));
+
+  w.zero_key_percent = 30;
+  std::vector<double> mixed(w.items());
+  std::vector<float> depth(w.items());
+  generate_keys(w, KeyKind::f64, mixed.data());
+  generate_keys(w, KeyKind::f32, depth.data());
+  for (std::size_t i = 0; i < mixed.size(); ++i) {
+    ASSERT_EQ(mixed[i] == 0.0, depth[i] == 0.0f) << i;
+    if (mixed[i] != 0.0) {
+      ASSERT_EQ(mixed[i], keys[i]) << i;
+    }
+  }
+  EXPECT_EQ(key_bytes(KeyKind::f64), 8u);
+  EXPECT_STREQ(key_name(KeyKind::f64), "f64");
+}
+
+// The host reference and verify_sorted for double keys: a stable sort passes,
+// a pair out of order or a value moved without its key does not.
+TEST(BenchVerify, DoubleKeysReferenceAndVerify) {
+  const Workload w = make_fixed_workload(1000, 20000);
+  HostProblem p;
+  p.key = KeyKind::f64;
+  p.offsets = &w.offsets;
+  p.keys.resize(std::size_t{w.items()} * sizeof(double));
+  generate_keys(w, KeyKind::f64, p.keys.data());
+  p.values.resize(w.items());
+  std::iota(p.values.begin(), p.values.end(), 0u);
+  p.checked = {{0u, 20u}};
+  compute_reference(p);
+  std::vector<double> keys(w.items()), ref(w.items());
+  std::memcpy(keys.data(), p.keys.data(), p.keys.size());
+  std::memcpy(ref.data(), p.sorted_keys.data(), p.sorted_keys.size());
+  std::vector<std::uint32_t> order(w.items());
+  std::iota(order.begin(), order.end(), 0u);
+  for (std::size_t s = 0; s + 1 < w.offsets.size(); ++s)
+    std::stable_sort(order.begin() + w.offsets[s], order.begin() + w.offsets[s + 1],
+                     [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+  std::vector<double> out_keys(w.items());
+  std::vector<std::uint32_t> out_values(w.items());
+  for (std::size_t i = 0; i < order.size(); ++i) out_keys[i] = keys[order[i]], out_values[i] = order[i];
+  for (std::size_t i = 0; i < out_keys.size(); ++i) ASSERT_EQ(out_keys[i], ref[i]) << i;
+  EXPECT_EQ(verify_sorted(p, out_keys.data(), out_values.data(), true), "");
+  std::vector<double> swapped = out_keys;
+  std::swap(swapped[5], swapped[6]);
+  EXPECT_NE(verify_sorted(p, swapped.data(), out_values.data(), true), "");
+  std::vector<std::uint32_t> moved = out_values;
+  std::swap(moved[7], moved[8]);
+  EXPECT_NE(verify_sorted(p, out_keys.data(), moved.data(), true), "");
+}
+
 TEST(BenchSweep, SizesAreFourPerOctave) {
   const std::vector<std::uint32_t> sizes = sweep_segment_sizes(1u << 24);
   const std::vector<std::uint32_t> head = {1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64};
