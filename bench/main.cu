@@ -95,9 +95,10 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-std::vector<std::string> variant_names() {
+template <std::size_t N>
+std::vector<std::string> variant_names(const Variant (&variants)[N]) {
   std::vector<std::string> names;
-  for (const Variant& v : kVariants) names.push_back(v.name);
+  for (const Variant& v : variants) names.push_back(v.name);
   return names;
 }
 std::vector<std::string> method_names() {
@@ -138,7 +139,7 @@ void print_usage(std::FILE* to) {
                "                         per-kernel host launch cost)\n"
                "  --variants LIST        default all: %s\n"
                "                         (key-value; u32-none = u32 keys only); also by name, outside\n"
-               "                         'all': f64-u32, f64-none (double keys)\n"
+               "                         'all': %s (double keys)\n"
                "  --methods LIST         default all: %s\n"
                "  --seg-radix-skip LIST  workloads where cub-segmented-radix-sort is skipped,\n"
                "                         or 'none' (default %s)\n"
@@ -166,7 +167,8 @@ void print_usage(std::FILE* to) {
                "%s"
                "  --list-suites          print the extra suites' names, one per line, exit\n"
                "  --help\n",
-               join(all_workload_names()).c_str(), join(variant_names()).c_str(), join(method_names()).c_str(),
+               join(all_workload_names()).c_str(), join(variant_names(kVariants)).c_str(),
+               join(variant_names(kOptionalVariants)).c_str(), join(method_names()).c_str(),
                kDefaultSegmentedRadixSkip, kDefaultReps, kDefaultWarmup, kQuickReps, kQuickWarmup, kDefaultOut,
                kDefaultSweepOut, kSweepReps, kSweepWarmup, kSweepQuickReps, kSweepQuickWarmup, suite_help().c_str());
 }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "radix_order.hpp"
+
 namespace bench {
 namespace {
 
@@ -44,8 +46,7 @@ __device__ std::uint32_t segment_of(const std::uint32_t* offsets, std::uint32_t 
 /// mapping so that unsigned order is float order.
 template <class Bits, bool kFloat>
 __device__ Bits ordered(Bits b) {
-  constexpr Bits kSign = Bits(1) << (sizeof(Bits) * 8 - 1);
-  if constexpr (kFloat) return b ^ ((b & kSign) ? Bits(~Bits(0)) : kSign);
+  if constexpr (kFloat) return float_bits_to_ordered(b);
   return b;
 }
 

@@ -21,12 +21,12 @@
 #include <climits>
 
 #include "methods/cub_common.cuh"
+#include "radix_order.hpp"
 
 namespace bench {
 namespace {
 
 constexpr unsigned kBlockThreads = 256;
-constexpr std::uint32_t kSignBit = 0x80000000u;
 
 /// Largest s with offsets[s] <= i: the segment holding item i (skips empty
 /// segments, whose begin equals the next segment's).
@@ -61,15 +61,8 @@ struct Ordered32<std::uint32_t> {
 
 template <>
 struct Ordered32<float> {
-  // The usual radix mapping: flip all bits of negatives, only the sign bit
-  // of non-negatives; unsigned order of the result is float order.
-  __device__ static std::uint32_t to(float f) {
-    const std::uint32_t b = __float_as_uint(f);
-    return b ^ ((b & kSignBit) ? 0xFFFFFFFFu : kSignBit);
-  }
-  __device__ static float from(std::uint32_t b) {
-    return __uint_as_float(b ^ ((b & kSignBit) ? kSignBit : 0xFFFFFFFFu));
-  }
+  __device__ static std::uint32_t to(float f) { return float_bits_to_ordered(__float_as_uint(f)); }
+  __device__ static float from(std::uint32_t b) { return __uint_as_float(ordered_to_float_bits(b)); }
 };
 
 /// u32 / f32 keys: a u64 holding (segment << width) | compared key bits.
@@ -109,18 +102,16 @@ struct Composite<std::uint64_t> {
   __device__ static std::uint64_t key(const type& c, KeyField) { return c.key; }
 };
 
-/// f64 keys: all 64 bits, through the radix mapping of Ordered32<float>.
+/// f64 keys: all 64 bits, through the float radix mapping.
 template <>
 struct Composite<double> {
   using type = WideComposite;
   static constexpr bool kWide = true;
-  static constexpr std::uint64_t kSign = std::uint64_t{1} << 63;
   __device__ static type make(std::uint32_t segment, double key, KeyField) {
-    const auto b = static_cast<std::uint64_t>(__double_as_longlong(key));
-    return {b ^ ((b & kSign) ? ~std::uint64_t{0} : kSign), segment};
+    return {float_bits_to_ordered(static_cast<std::uint64_t>(__double_as_longlong(key))), segment};
   }
   __device__ static double key(const type& c, KeyField) {
-    return __longlong_as_double(static_cast<long long>(c.key ^ ((c.key & kSign) ? kSign : ~std::uint64_t{0})));
+    return __longlong_as_double(static_cast<long long>(ordered_to_float_bits(c.key)));
   }
 };
 

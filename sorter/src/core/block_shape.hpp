@@ -117,12 +117,13 @@ enum class NarrowWords { off, on, partial_calls };
 ///   themselves (block::BlockSort::SortEncodedKeys, no positions). A third
 ///   network beside the others costs registers, so a shape it makes spill
 ///   turns it off.
-/// - kKeyCodeKernels: where the shape sorts with radix8 (either key width),
-///   it compiles a kernel per key code (KeyCode in kernels/block_sort.cuh):
-///   one for unsigned ascending keys, whose loads feed the sort as they are,
-///   and one that issues every load before encoding any (signed, float,
-///   descending), instead of one kernel encoding each key as it arrives.
-///   Worth it where few blocks per SM leave nothing to hide a load behind.
+/// - key_code_kernels(key_bytes, value_bytes): whether, where the shape
+///   sorts those types with radix8, it compiles a kernel per key code
+///   (KeyCode in kernels/block_sort.cuh): one for unsigned ascending keys,
+///   whose loads feed the sort as they are, and one that issues every load
+///   before encoding any (signed, float, descending), instead of one kernel
+///   encoding each key as it arrives (value_bytes 0: keys alone). Worth it
+///   where few blocks per SM leave nothing to hide a load behind.
 /// - kClusterCtas: CTAs of a thread-block cluster (sm_90) that sort one range
 ///   together in distributed shared memory (the radix8 algorithm only;
 ///   block::BlockRadixSort8's cluster form): the class's tile is THREADS x
@@ -138,7 +139,7 @@ struct BlockSortOptions {
   static constexpr bool kRadix8Ranges = false;
   static constexpr int kRadix8PairsBits = 32;
   static constexpr int kRadix8KeysAloneBits = 0;
-  static constexpr bool kKeyCodeKernels = false;
+  static constexpr bool key_code_kernels(int /*key_bytes*/, int /*value_bytes*/) { return false; }
 };
 
 /// A one-block shape: ALGORITHM for 32-bit keys with values, FALLBACK for
@@ -165,7 +166,9 @@ struct BlockSortShape : BlockShape<THREADS_, ITEMS_> {
   static constexpr bool kRadix8Ranges = OPTIONS_::kRadix8Ranges;
   static constexpr int kRadix8PairsBits = OPTIONS_::kRadix8PairsBits;
   static constexpr int kRadix8KeysAloneBits = OPTIONS_::kRadix8KeysAloneBits;
-  static constexpr bool kKeyCodeKernels = OPTIONS_::kKeyCodeKernels;
+  static constexpr bool key_code_kernels(int key_bytes, int value_bytes) {
+    return OPTIONS_::key_code_kernels(key_bytes, value_bytes);
+  }
 };
 
 /// The algorithm a block shape uses for keys of KEY_BYTES, with or without values.

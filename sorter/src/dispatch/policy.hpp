@@ -394,19 +394,24 @@ struct Sm90Policy {
   // tiles16-4M 0.237 -> 0.221; all 32 bits, MSD children with 24 bits
   // left: fixed-2^20 0.449 -> 0.415 (16 bits as the limit: 0.441),
   // fixed-2^21 0.451 -> 0.434.
-  // Their radix8 kernels come per key code (kKeyCodeKernels): at one to
+  // Their radix8 kernels come per key code (key_code_kernels): at one to
   // four blocks per SM, encoding each key as it arrived made every code but
   // the identity wait on one load before issuing the next. Same-run A/Bs on
   // the H100, f32 pairs: fixed-16384 0.557 -> 0.395 ms, fixed:12000 0.667
   // -> 0.431, tiles16-4M 0.508 -> 0.415; f64 pairs: fixed:3000 0.861 ->
   // 0.764, fixed:6000 0.986 -> 0.835, fixed:12000 1.152 -> 1.010,
-  // tiles16-4M 0.982 -> 0.880 (u32, u64 and 16-bit rows even). block1..3,
-  // whose 64-bit keys take radix8 at 4 to 14 blocks per SM, had f64 pairs
-  // 0.5-1.3% slower with it (fixed:300, 700, 1500), so they keep one kernel;
-  // so do 64-bit keys alone or with 8-byte values (BlockSorter::kSplitsKeyCodes).
+  // tiles16-4M 0.982 -> 0.880 (u32, u64 and 16-bit rows even). 64-bit keys
+  // split only with 4-byte values: alone, block4's encoded kernel took 105
+  // registers against 77 (3 -> 2 blocks per SM; f64 keys fixed:3000 0.590
+  // -> 0.676 ms, tiles16-4M 3% slower), and with 8-byte values the 512 x 32
+  // kernel spilled 2,024 bytes (412 with one load loop). block1..3, whose
+  // 64-bit keys take radix8 at 4 to 14 blocks per SM, had f64 pairs 0.5-1.3%
+  // slower with it (fixed:300, 700, 1500), so they keep one kernel.
   struct Radix8Base : BlockSortOptions {
     static constexpr bool kWindows = false;
-    static constexpr bool kKeyCodeKernels = true;
+    static constexpr bool key_code_kernels(int key_bytes, int value_bytes) {
+      return key_bytes == 4 || value_bytes == 4;
+    }
   };
   // block4 and block5: keys alone on BlockSort, radix8 for their ranges of
   // at most 24 compared bits.

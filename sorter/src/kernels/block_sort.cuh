@@ -58,7 +58,7 @@ struct OptionalStorage<true, Sort> {
 enum class KeyRange { any, all_bits, partial };
 
 /// Which key codes a radix8 kernel is compiled for
-/// (BlockSorter::kSplitsKeyCodes, where Shape::kKeyCodeKernels): any; or
+/// (BlockSorter::kSplitsKeyCodes, as Shape::key_code_kernels says): any; or
 /// one kernel for the identity (unsigned keys, ascending), whose loads go
 /// straight to the sort, and one for the codes the run-time codec computes
 /// (signed, float, descending), which load every key before encoding any
@@ -113,14 +113,9 @@ struct BlockSorter {
       (kSortsNarrowWords && (kSortsKeyWords || Shape::kNarrowWords == NarrowWords::partial_calls)) ||
       kSortsNarrowWindows;
   static constexpr bool kRadix8GathersValues = (kRadix8 || kRadix8Ranges) && kHasValues<Value> && sizeof(Value) != 4;
-  // A kernel per KeyCode where the shape asks for one (Shape::kKeyCodeKernels),
-  // for 64-bit keys only with 4-byte values. Their encoded kernels cost the
-  // others more than the wait they save: keys alone in 256 x 16 took 105
-  // registers against 77 (3 -> 2 blocks per SM; f64 keys fixed:3000 0.590
-  // -> 0.676 ms, tiles16-4M 3% slower), and with 8-byte values the 512 x 32
-  // kernel spilled 2,024 bytes (412 with one load loop).
+  // A kernel per KeyCode where the policy asks for one for these types.
   static constexpr bool kSplitsKeyCodes =
-      kRadix8 && Shape::kKeyCodeKernels && (sizeof(Bits) == 4 || (kHasValues<Value> && sizeof(Value) == 4));
+      kRadix8 && Shape::key_code_kernels(int(sizeof(Bits)), kHasValues<Value> ? int(sizeof(Value)) : 0);
   static_assert(!(kSplitsKeyRanges && kSplitsKeyCodes), "a kernel per key range or per key code, not both");
   using Position = std::conditional_t<kBitonic, std::uint32_t,
                                       std::conditional_t<kHasValues<Value>, std::uint16_t, cub::NullType>>;
