@@ -2,7 +2,9 @@
 // (CUB's composite keys, the device verifier): flip every bit of a negative
 // value and only the sign bit of the others, so that the unsigned order of
 // the result is the float order. Bits: std::uint32_t for float, std::uint64_t
-// for double.
+// for double. tilesort's KeyCodec computes the same mapping; the bench keeps
+// its own so that the baselines and the verifier share no code with the
+// library they check.
 #pragma once
 
 #include <cstdint>
