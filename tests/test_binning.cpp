@@ -644,6 +644,20 @@ TEST_F(BinningGpu, FourPassesOfTileIdBits) {
   ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
 }
 
+TEST_F(BinningGpu, TileIdWidthsBetweenPasses) {
+  TS_TRACE_SEED();
+  // Between passes the ids keep only the bits still to sort, in 1, 2 or 4
+  // bytes. Tile counts at each width's edge (8 or 16 bits left, and one
+  // bit more), with the top ids forced in so that every kept bit is set.
+  for (std::uint32_t tiles : {256u, 257u, 65536u, 65537u, 1u << 24, (1u << 24) + 1u}) {
+    Case c = random_case(rng_, small_mode() ? 20000 : 200000, tiles, TileDist::uniform);
+    for (std::uint32_t i = 0; i < 64; ++i) c.tiles[rng_() % c.tiles.size()] = tiles - 1 - i % 3;
+    c.mode = Mode::bin;
+    c.also_index_and_gather = true;
+    ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
+  }
+}
+
 TEST_F(BinningGpuSanitizer, SmallBinAndSort) {
   TS_TRACE_SEED();
   for (std::uint32_t t : {3u, 300u, 70000u}) {

@@ -304,18 +304,25 @@ __global__ void __launch_bounds__(Policy::kOffsetsThreads) bin_offsets_kernel(Of
   }
 }
 
+/// Tile ids between passes keep only the bits that later passes use: a
+/// pass reads ids whose lowest bits are its digit and writes them shifted
+/// right past it, in the fewest bytes (1, 2 or 4) that hold what is left, so
+/// the next pass reads and this one writes less (the scatter's InId and
+/// OutId; the user's ids are 4 bytes).
+using NoTileIds = void;  // OutId of the last pass
+
 template <class Value>
 struct ScatterParams {
-  const std::uint32_t* in_tiles;
+  const void* in_tiles;  // InId: the user's ids on the first pass, else the previous pass's
   const std::uint32_t* in_keys;
   const Value* in_values;
-  std::uint32_t* out_tiles;  // null on the last pass
+  void* out_tiles;  // OutId; null on the last pass
   std::uint32_t* out_keys;
   Value* out_values;
   const std::uint32_t* digit_base;  // this pass's [digit]
   std::uint64_t* lookback;          // this pass's [chunk][digit], zeroed
   std::uint32_t* chunk_ticket;      // this pass's chunk counter, zeroed
-  int shift, bits;
+  int bits;                         // the digit: the input ids' lowest bits
   BinCount count;
   const DeviceStatus* status;
 };
@@ -346,7 +353,7 @@ struct ScatterSmem {
 /// there too took 152 registers and left one block per SM). Keys and values
 /// are copied into shared memory asynchronously at the start, so their
 /// loads overlap the ranking and the look-back instead of following them.
-template <class Policy, bool kHasKeys, class Value, bool kIotaValues>
+template <class Policy, bool kHasKeys, class Value, bool kIotaValues, class InId, class OutId>
 __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
     bin_scatter_kernel(ScatterParams<Value> p) {
   enter_dependent_kernel();  // the previous kernel's results are visible from here on
@@ -404,7 +411,7 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
   #pragma unroll
     for (int j = 0; j < kItems; ++j) {
       const std::uint32_t local = warp_base + j * 32u + lane;
-      tile[j] = local < count ? p.in_tiles[begin + local] : digits_mask << p.shift;
+      tile[j] = local < count ? std::uint32_t(static_cast<const InId*>(p.in_tiles)[begin + local]) : digits_mask;
     }
     // The payload in input order, in flight until the write phase.
   #pragma unroll
@@ -418,7 +425,7 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
     __syncwarp();
 
     // Stable rank within the warp by digit (kernels/common.cuh).
-    rank_in_warp<kItems, Policy::kRadixBits, Policy::kScatterRankMatch>([&](int j) { return (tile[j] >> p.shift) & digits_mask; }, my_hist, pos);
+    rank_in_warp<kItems, Policy::kRadixBits, Policy::kScatterRankMatch>([&](int j) { return tile[j] & digits_mask; }, my_hist, pos);
     __syncthreads();
 
     // Thread d: publish the digit's count in this chunk, find the counts of
@@ -437,7 +444,7 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
     });
     __syncthreads();
   #pragma unroll
-    for (int j = 0; j < kItems; ++j) pos[j] += my_hist[(tile[j] >> p.shift) & digits_mask];
+    for (int j = 0; j < kItems; ++j) pos[j] += my_hist[tile[j] & digits_mask];
     __syncthreads();  // the staging area overwrites warp_hist
 
   #pragma unroll
@@ -468,7 +475,7 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
         if (i < count) {
           t[b] = s_tiles[i];
           const std::uint32_t source = s_source[i];
-          g[b] = digit_offset[(t[b] >> p.shift) & digits_mask] + i;
+          g[b] = digit_offset[t[b] & digits_mask] + i;
           if constexpr (kHasKeys) key[b] = in_keys[source];
           if constexpr (kHasValues) value[b] = kIotaValues ? Value(begin + source) : in_values[source];
         }
@@ -477,7 +484,7 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
       for (int b = 0; b < kBatch; ++b) {
         const std::uint32_t i = std::uint32_t((first + b) * Policy::kThreads + tid);
         if (i < count) {
-          if (p.out_tiles) p.out_tiles[g[b]] = t[b];
+          if constexpr (!std::is_void<OutId>::value) static_cast<OutId*>(p.out_tiles)[g[b]] = OutId(t[b] >> p.bits);
           if constexpr (kHasKeys) p.out_keys[g[b]] = key[b];
           if constexpr (kHasValues) p.out_values[g[b]] = value[b];
         }

@@ -33,6 +33,10 @@ PassPlan pass_plan(std::uint32_t num_tiles) {
   return PassPlan{passes, (bits + passes - 1) / passes, bits};
 }
 
+/// Bytes of a tile id between passes that still holds `bits` bits
+/// (bin_scatter_kernel's InId and OutId).
+int tile_id_bytes(int bits) { return bits <= 8 ? 1 : bits <= 16 ? 2 : 4; }
+
 /// Tile ranges of the offsets kernel's chained scan: one block each.
 std::uint32_t offsets_ranges(std::uint32_t num_tiles) {
   constexpr std::uint32_t kRange = Policy::kOffsetsThreads * Policy::kOffsetsItems;
@@ -75,7 +79,8 @@ struct BinWorkspace {
   WorkspaceSlot<std::uint32_t> digit_base;
   // Ping-pong buffers between passes; values are sized for 8 bytes so one
   // workspace serves bin (b32 / b64) and bin_index.
-  WorkspaceSlot<std::uint32_t> temp_tiles[2], temp_keys[2];
+  WorkspaceSlot<unsigned char> temp_tiles[2];  // tile ids of tile_id_bytes
+  WorkspaceSlot<std::uint32_t> temp_keys[2];
   WorkspaceSlot<std::uint64_t> temp_values[2];
   WorkspaceSlot<unsigned char> sort_workspace;  // bin_and_sort's: a segmented_sort workspace
   std::size_t bytes;
@@ -97,8 +102,11 @@ BinWorkspace bin_workspace(const BinPlan& plan, bool with_sort, std::size_t sort
   w.lookback = layout.take<std::uint64_t>(std::uint64_t(passes) * w.chunk_stride * (1 << Policy::kRadixBits));
   w.digit_base = layout.take<std::uint32_t>(std::uint64_t(kMaxBinPasses) * (1 << Policy::kRadixBits));
   const int temps = std::min(2, passes - 1);
+  // A call's ids between passes hold fewer bits than its tile ids, which
+  // the plan's tiles bound (tile_id_bytes).
+  const std::uint64_t id_bytes = pass_plan(plan.max_tiles).total_bits <= 16 ? 2 : 4;
   for (int t = 0; t < temps; ++t) {
-    w.temp_tiles[t] = layout.take<std::uint32_t>(plan.max_records);
+    w.temp_tiles[t] = layout.take<unsigned char>(plan.max_records * id_bytes);
     w.temp_keys[t] = layout.take<std::uint32_t>(plan.max_records);
     w.temp_values[t] = layout.take<std::uint64_t>(plan.max_records);
   }
@@ -180,16 +188,38 @@ struct BinLaunch {
   cudaStream_t stream;
 };
 
-/// One scatter pass. Only the first pass can make the values up (bin_index's
-/// record indices); later passes move the values the first one wrote.
+/// One scatter pass, reading tile ids of in_bytes and writing them for the
+/// next pass in out_bytes (0: the last pass writes none; tile_id_bytes).
+/// Only the first pass can make the values up (bin_index's record indices);
+/// later passes move the values the first one wrote.
 template <bool kHasKeys, class Value, bool kIota>
-cudaError_t launch_scatter(const BinLaunch& b, const ScatterParams<Value>& sp, bool first, bool programmatic) {
+cudaError_t launch_scatter(const BinLaunch& b, const ScatterParams<Value>& sp, bool first, int in_bytes,
+                           int out_bytes, bool programmatic) {
   constexpr std::size_t smem = ScatterSmem<Policy, kHasKeys, Value>::kBytes;
-  const auto kernel = first ? bin_scatter_kernel<Policy, kHasKeys, Value, kIota>
-                            : bin_scatter_kernel<Policy, kHasKeys, Value, false>;
-  // Persistent (the kernel loops over chunks): never more blocks than chunks
-  // (chunk_stride >= 1).
-  return launch_persistent(kernel, Policy::kThreads, smem, b.stream, programmatic, b.layout.chunk_stride, sp);
+  const auto launch = [&](auto kernel) {
+    // Persistent (the kernel loops over chunks): never more blocks than
+    // chunks (chunk_stride >= 1).
+    return launch_persistent(kernel, Policy::kThreads, smem, b.stream, programmatic, b.layout.chunk_stride, sp);
+  };
+  using u8 = std::uint8_t;
+  using u16 = std::uint16_t;
+  using u32 = std::uint32_t;
+  // Passes of at most 8 bits leave these pairs (pass_plan): the first pass
+  // reads the user's 4 bytes and writes whatever is left; a pass that reads
+  // 2 bytes leaves at most 8 bits and one that reads 1 byte is the last. Of
+  // 4-byte ids a later pass (the second of four) leaves at most 16 bits.
+  if (first) {
+    switch (out_bytes) {
+      case 0: return launch(bin_scatter_kernel<Policy, kHasKeys, Value, kIota, u32, NoTileIds>);
+      case 1: return launch(bin_scatter_kernel<Policy, kHasKeys, Value, kIota, u32, u8>);
+      case 2: return launch(bin_scatter_kernel<Policy, kHasKeys, Value, kIota, u32, u16>);
+      default: return launch(bin_scatter_kernel<Policy, kHasKeys, Value, kIota, u32, u32>);
+    }
+  }
+  if (in_bytes == 4 && out_bytes == 2) return launch(bin_scatter_kernel<Policy, kHasKeys, Value, false, u32, u16>);
+  if (in_bytes == 2 && out_bytes == 1) return launch(bin_scatter_kernel<Policy, kHasKeys, Value, false, u16, u8>);
+  if (in_bytes == 1 && out_bytes == 0) return launch(bin_scatter_kernel<Policy, kHasKeys, Value, false, u8, NoTileIds>);
+  return cudaErrorInvalidValue;  // no pass plan makes another pair
 }
 
 template <bool kHasKeys, class Value, bool kIota>
@@ -255,9 +285,10 @@ cudaError_t launch_bin(const BinLaunch& b) {
   constexpr std::size_t kDigits = std::size_t(1) << Policy::kRadixBits;
   for (int pass = 0; pass < pp.passes; ++pass) {
     const bool first = pass == 0, last = pass == pp.passes - 1;
-    const std::uint32_t* in_tiles = first ? b.tile_ids : l.temp_tiles[(pass - 1) % 2].in(ws);
     ScatterParams<Value> sp{};
-    sp.in_tiles = in_tiles;
+    sp.in_tiles = first ? static_cast<const void*>(b.tile_ids) : l.temp_tiles[(pass - 1) % 2].in(ws);
+    const int in_bytes = first ? 4 : tile_id_bytes(pp.total_bits - passes.shift[pass]);
+    const int out_bytes = last ? 0 : tile_id_bytes(pp.total_bits - passes.shift[pass + 1]);
     sp.in_keys = first ? b.keys : l.temp_keys[(pass - 1) % 2].in(ws);
     if constexpr (!std::is_same<Value, NoValue>::value) {
       sp.in_values = first ? static_cast<const Value*>(b.values) : l.temp_values[(pass - 1) % 2].as<Value>(ws);
@@ -268,11 +299,10 @@ cudaError_t launch_bin(const BinLaunch& b) {
     sp.digit_base = l.digit_base.in(ws) + pass * kDigits;
     sp.lookback = l.lookback.in(ws) + std::size_t(pass) * l.chunk_stride * kDigits;
     sp.chunk_ticket = l.chunk_tickets.in(ws) + pass;
-    sp.shift = passes.shift[pass];
     sp.bits = passes.bits[pass];
     sp.count = b.count;
     sp.status = status;
-    if ((err = launch_scatter<kHasKeys, Value, kIota>(b, sp, first, programmatic))) return err;
+    if ((err = launch_scatter<kHasKeys, Value, kIota>(b, sp, first, in_bytes, out_bytes, programmatic))) return err;
   }
   return cudaSuccess;
 }
