@@ -283,11 +283,11 @@ cudaError_t launch_bin(const BinLaunch& b) {
     return err;
 
   constexpr std::size_t kDigits = std::size_t(1) << Policy::kRadixBits;
+  int in_bytes = 4;  // the user's tile ids; each later pass reads what the one before wrote
   for (int pass = 0; pass < pp.passes; ++pass) {
     const bool first = pass == 0, last = pass == pp.passes - 1;
     ScatterParams<Value> sp{};
     sp.in_tiles = first ? static_cast<const void*>(b.tile_ids) : l.temp_tiles[(pass - 1) % 2].in(ws);
-    const int in_bytes = first ? 4 : tile_id_bytes(pp.total_bits - passes.shift[pass]);
     const int out_bytes = last ? 0 : tile_id_bytes(pp.total_bits - passes.shift[pass + 1]);
     sp.in_keys = first ? b.keys : l.temp_keys[(pass - 1) % 2].in(ws);
     if constexpr (!std::is_same<Value, NoValue>::value) {
@@ -303,6 +303,7 @@ cudaError_t launch_bin(const BinLaunch& b) {
     sp.count = b.count;
     sp.status = status;
     if ((err = launch_scatter<kHasKeys, Value, kIota>(b, sp, first, in_bytes, out_bytes, programmatic))) return err;
+    in_bytes = out_bytes;
   }
   return cudaSuccess;
 }
