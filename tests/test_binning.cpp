@@ -658,6 +658,26 @@ TEST_F(BinningGpu, TileIdWidthsBetweenPasses) {
   }
 }
 
+TEST_F(BinningGpu, PackedTileCountersWithHotTiles) {
+  TS_TRACE_SEED();
+  // More tiles than 32-bit shared counters hold per block (51,200 in 200 KB)
+  // count two tiles per 32-bit word in 15 bits under a guard bit. Two hot
+  // tiles that share a word, each with far more than 0x8000 records per
+  // counting block (16M records on a GPU of about 132 SMs), pass both
+  // halves' guards several times. 60,000 tiles fit one packed part (two
+  // unpacked), 129,600 two (three).
+  const std::size_t n = small_mode() ? 600000 : 16000000;
+  for (std::uint32_t tiles : {60000u, 129600u}) {
+    Case c = random_case(rng_, n, tiles, TileDist::uniform);
+    const std::uint32_t hot = 2 * std::uint32_t(rng_() % (tiles / 2));
+    for (std::size_t i = 0; i < n; ++i)
+      if (rng_() % 10) c.tiles[i] = hot + std::uint32_t(i & 1);
+    c.value_type = tilesort::ValueType::b32;
+    c.mode = Mode::bin;
+    ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
+  }
+}
+
 TEST_F(BinningGpuSanitizer, SmallBinAndSort) {
   TS_TRACE_SEED();
   for (std::uint32_t t : {3u, 300u, 70000u}) {

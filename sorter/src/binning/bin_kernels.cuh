@@ -126,7 +126,15 @@ struct UpsweepParams {
 /// part) read the same chunks at about the same time, so the repeated reads
 /// mostly hit L2. That is far cheaper than one global atomic per record,
 /// whose addresses (neighbouring tiles of one particle, one L2 line) serialise.
-template <class Policy>
+///
+/// PACKED: two tiles' counters per 32-bit word, so a part holds twice the
+/// tiles and the ids are read fewer times. Each half counts in 15 bits
+/// under a guard bit: the add that sets the guard (old half 0x7FFF) moves
+/// 0x8000 to the tile's global count and clears it, so no half ever carries
+/// into the other. A barrier after every step bounds the adds that can land
+/// between a guard's set and its clearing to one step's records (below
+/// 0x8000), so the half stays below 0x10000 throughout.
+template <class Policy, bool PACKED>
 __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(UpsweepParams p) {
   enter_dependent_kernel();  // the previous kernel's results are visible from here on
   extern __shared__ std::uint32_t tile_hist[];
@@ -148,14 +156,17 @@ __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(Up
     const std::uint32_t first_tile = part * p.tiles_per_part;
     const std::uint32_t part_tiles = shared ? min(p.tiles_per_part, p.num_tiles - first_tile) : 0u;
     const bool checks = part == 0;  // validation and look-back zeroing: once per chunk
+    const std::uint32_t part_words = PACKED ? (part_tiles + 1) / 2 : part_tiles;
     if (shared) {
-      for (std::uint32_t t = tid; t < part_tiles; t += kThreads) tile_hist[t] = 0;
+      for (std::uint32_t w = tid; w < part_words; w += kThreads) tile_hist[w] = 0;
       __syncthreads();
     }
     // Steps of kUpsweepChunksPerStep consecutive chunks: all their loads are
     // issued before the first atomic, to keep enough bytes in flight.
     constexpr std::uint32_t kSteps = Policy::kUpsweepChunksPerStep;
     constexpr int kItems = int(kSteps) * Policy::kChunk / kThreads;
+    constexpr std::uint32_t kGuard = 0x8000u;
+    static_assert(!PACKED || kSteps * Policy::kChunk < kGuard, "one step's adds stay below a guard's range");
     const std::uint32_t steps = (chunks + kSteps - 1) / kSteps;
     for (std::uint32_t step = rank; step < steps; step += ranks) {
       const std::uint32_t first_chunk = step * kSteps;
@@ -183,16 +194,36 @@ __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(Up
           if (checks) report_error(p.status, StatusCode::tile_id_out_of_range, i, tile);
         } else if (shared) {
           const std::uint32_t local = tile - first_tile;  // wraps above part_tiles for earlier parts
-          if (local < part_tiles) atomicAdd(&tile_hist[local], 1u);
+          if (local < part_tiles) {
+            if constexpr (PACKED) {
+              const std::uint32_t shift = (local & 1u) * 16u;
+              const std::uint32_t old = atomicAdd(&tile_hist[local / 2], 1u << shift);
+              if (((old >> shift) & 0xFFFFu) == kGuard - 1) {
+                atomicSub(&tile_hist[local / 2], kGuard << shift);
+                atomicAdd(&p.tile_counts[tile], kGuard);
+              }
+            } else {
+              atomicAdd(&tile_hist[local], 1u);
+            }
+          }
         } else {
           atomicAdd(&p.tile_counts[tile], 1u);
         }
       }
+      if constexpr (PACKED) __syncthreads();  // bounds the adds between a guard's set and clear
     }
     if (shared) {
       __syncthreads();
-      for (std::uint32_t t = tid; t < part_tiles; t += kThreads)
-        if (tile_hist[t]) atomicAdd(&p.tile_counts[first_tile + t], tile_hist[t]);
+      for (std::uint32_t w = tid; w < part_words; w += kThreads) {
+        const std::uint32_t word = tile_hist[w];
+        if constexpr (PACKED) {
+          const std::uint32_t t = 2 * w;  // every guard is clear: each half is its count
+          if (word & 0xFFFFu) atomicAdd(&p.tile_counts[first_tile + t], word & 0xFFFFu);
+          if ((word >> 16) && t + 1 < part_tiles) atomicAdd(&p.tile_counts[first_tile + t + 1], word >> 16);
+        } else if (word) {
+          atomicAdd(&p.tile_counts[first_tile + w], word);
+        }
+      }
       __syncthreads();  // the next virtual block zeroes the counters again
     }
   }

@@ -50,17 +50,23 @@ struct TileCounting {
   std::uint32_t parts;
   std::uint32_t tiles_per_part;
   std::size_t smem;
+  bool packed;  // two counters per word (bin_upsweep_kernel's PACKED)
 };
 
 TileCounting tile_counting(std::uint32_t num_tiles, int smem_optin) {
   const std::size_t budget = std::min(Policy::kSharedTileHistBytes, std::size_t(smem_optin));
-  const std::uint64_t per_block = budget / sizeof(std::uint32_t);
-  const std::uint64_t parts = (num_tiles + per_block - 1) / per_block;
-  if (parts == 0 || parts > Policy::kMaxTileParts) return TileCounting{0, 0, 0};
+  const std::uint64_t words = budget / sizeof(std::uint32_t);
+  const auto parts_of = [&](std::uint64_t per_block) { return (num_tiles + per_block - 1) / per_block; };
+  // Packed counters only where they save a part: they cost a check per add
+  // and a barrier per step.
+  const bool packed = parts_of(2 * words) < parts_of(words);
+  const std::uint64_t parts = parts_of(packed ? 2 * words : words);
+  if (parts == 0 || parts > Policy::kMaxTileParts) return TileCounting{0, 0, 0, false};
   const std::uint32_t per_part = std::uint32_t((num_tiles + parts - 1) / parts);
+  const std::size_t part_words = packed ? (per_part + 1) / 2 : per_part;
   const std::size_t granule = Policy::kTileHistGranule;
-  const std::size_t smem = std::min(budget, (per_part * sizeof(std::uint32_t) + granule - 1) / granule * granule);
-  return TileCounting{std::uint32_t(parts), per_part, smem};
+  const std::size_t smem = std::min(budget, (part_words * sizeof(std::uint32_t) + granule - 1) / granule * granule);
+  return TileCounting{std::uint32_t(parts), per_part, smem, packed};
 }
 
 /// The binning workspace: every array, sized from the plan alone. The same
@@ -263,7 +269,8 @@ cudaError_t launch_bin(const BinLaunch& b) {
   // Persistent, never more blocks than (step, part) pairs. The first kernel
   // follows the memset: launched plainly.
   const std::uint64_t steps = (l.chunk_stride + Policy::kUpsweepChunksPerStep - 1) / Policy::kUpsweepChunksPerStep;
-  if ((err = launch_persistent(bin_upsweep_kernel<Policy>, Policy::kUpsweepThreads, counting.smem, b.stream, false,
+  const auto upsweep = counting.packed ? bin_upsweep_kernel<Policy, true> : bin_upsweep_kernel<Policy, false>;
+  if ((err = launch_persistent(upsweep, Policy::kUpsweepThreads, counting.smem, b.stream, false,
                                steps * std::max(counting.parts, 1u), up)))
     return err;
 

@@ -794,7 +794,9 @@ struct BinPolicy {
   // every block counts one part (reading the tile ids once per part, mostly
   // from L2). On the H200 the 129,600 tiles of a 4K screen with 8-pixel
   // tiles took 1.12 ms with one global atomic per record (63.7M records).
-  // More tiles than the parts hold count with global atomics.
+  // Where it saves a part, two tiles share a 32-bit counter word (15 bits
+  // each under a guard bit, bin_upsweep_kernel's PACKED): 102,400 tiles per
+  // 200 KB part. More tiles than the parts hold count with global atomics.
   static constexpr std::uint32_t kMaxTileParts = 8;
   // The counters' shared memory is rounded up to this, so that the cached
   // occupancy queries see a handful of sizes, not one per tile count.
