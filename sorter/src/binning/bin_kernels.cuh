@@ -217,9 +217,11 @@ __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(Up
       for (std::uint32_t w = tid; w < part_words; w += kThreads) {
         const std::uint32_t word = tile_hist[w];
         if constexpr (PACKED) {
-          const std::uint32_t t = 2 * w;  // every guard is clear: each half is its count
+          // Every guard is clear: each half is its count. An odd part's
+          // last high half counts no tile and stays zero.
+          const std::uint32_t t = 2 * w;
           if (word & 0xFFFFu) atomicAdd(&p.tile_counts[first_tile + t], word & 0xFFFFu);
-          if ((word >> 16) && t + 1 < part_tiles) atomicAdd(&p.tile_counts[first_tile + t + 1], word >> 16);
+          if (word >> 16) atomicAdd(&p.tile_counts[first_tile + t + 1], word >> 16);
         } else if (word) {
           atomicAdd(&p.tile_counts[first_tile + w], word);
         }

@@ -37,6 +37,21 @@ PassPlan pass_plan(std::uint32_t num_tiles) {
 /// (bin_scatter_kernel's InId and OutId).
 int tile_id_bytes(int bits) { return bits <= 8 ? 1 : bits <= 16 ? 2 : 4; }
 
+/// Tile id bits the first pass leaves for the later ones.
+constexpr int bits_after_first_pass(int total_bits) {
+  const int passes = (total_bits + Policy::kRadixBits - 1) / Policy::kRadixBits;
+  return total_bits - (total_bits + passes - 1) / passes;
+}
+
+constexpr bool bits_after_first_pass_never_fall() {
+  for (int bits = 2; bits <= 32; ++bits)
+    if (bits_after_first_pass(bits) < bits_after_first_pass(bits - 1)) return false;
+  return true;
+}
+// The workspace sizes the ids between passes for the plan's tile count, so
+// no call with fewer tiles may write wider ones.
+static_assert(bits_after_first_pass_never_fall(), "the plan's tiles bound every call's ids between passes");
+
 /// Tile ranges of the offsets kernel's chained scan: one block each.
 std::uint32_t offsets_ranges(std::uint32_t num_tiles) {
   constexpr std::uint32_t kRange = Policy::kOffsetsThreads * Policy::kOffsetsItems;
@@ -108,9 +123,9 @@ BinWorkspace bin_workspace(const BinPlan& plan, bool with_sort, std::size_t sort
   w.lookback = layout.take<std::uint64_t>(std::uint64_t(passes) * w.chunk_stride * (1 << Policy::kRadixBits));
   w.digit_base = layout.take<std::uint32_t>(std::uint64_t(kMaxBinPasses) * (1 << Policy::kRadixBits));
   const int temps = std::min(2, passes - 1);
-  // A call's ids between passes hold fewer bits than its tile ids, which
-  // the plan's tiles bound (tile_id_bytes).
-  const std::uint64_t id_bytes = pass_plan(plan.max_tiles).total_bits <= 16 ? 2 : 4;
+  // The widest ids between passes are a call's first pass's output, and the
+  // plan's tile count bounds them (bits_after_first_pass is monotone).
+  const std::uint64_t id_bytes = tile_id_bytes(bits_after_first_pass(pass_plan(plan.max_tiles).total_bits));
   for (int t = 0; t < temps; ++t) {
     w.temp_tiles[t] = layout.take<unsigned char>(plan.max_records * id_bytes);
     w.temp_keys[t] = layout.take<std::uint32_t>(plan.max_records);
