@@ -24,33 +24,35 @@ struct PassPlan {
   int passes;
   int bits_per_pass;
   int total_bits;
+  /// Tile id bits the first pass leaves for the later ones: the widest ids
+  /// the passes write between them.
+  constexpr int bits_after_first_pass() const { return total_bits - bits_per_pass; }
 };
 
-PassPlan pass_plan(std::uint32_t num_tiles) {
-  int bits = 1;
-  while (bits < 32 && (std::uint64_t(1) << bits) < num_tiles) ++bits;
+constexpr PassPlan pass_plan_for_bits(int bits) {
   const int passes = (bits + Policy::kRadixBits - 1) / Policy::kRadixBits;
   return PassPlan{passes, (bits + passes - 1) / passes, bits};
 }
 
-/// Bytes of a tile id between passes that still holds `bits` bits
-/// (bin_scatter_kernel's InId and OutId).
-int tile_id_bytes(int bits) { return bits <= 8 ? 1 : bits <= 16 ? 2 : 4; }
-
-/// Tile id bits the first pass leaves for the later ones.
-constexpr int bits_after_first_pass(int total_bits) {
-  const int passes = (total_bits + Policy::kRadixBits - 1) / Policy::kRadixBits;
-  return total_bits - (total_bits + passes - 1) / passes;
+PassPlan pass_plan(std::uint32_t num_tiles) {
+  int bits = 1;
+  while (bits < 32 && (std::uint64_t(1) << bits) < num_tiles) ++bits;
+  return pass_plan_for_bits(bits);
 }
 
 constexpr bool bits_after_first_pass_never_fall() {
   for (int bits = 2; bits <= 32; ++bits)
-    if (bits_after_first_pass(bits) < bits_after_first_pass(bits - 1)) return false;
+    if (pass_plan_for_bits(bits).bits_after_first_pass() < pass_plan_for_bits(bits - 1).bits_after_first_pass())
+      return false;
   return true;
 }
 // The workspace sizes the ids between passes for the plan's tile count, so
 // no call with fewer tiles may write wider ones.
 static_assert(bits_after_first_pass_never_fall(), "the plan's tiles bound every call's ids between passes");
+
+/// Bytes of a tile id between passes that still holds `bits` bits
+/// (bin_scatter_kernel's InId and OutId).
+int tile_id_bytes(int bits) { return bits <= 8 ? 1 : bits <= 16 ? 2 : 4; }
 
 /// Tile ranges of the offsets kernel's chained scan: one block each.
 std::uint32_t offsets_ranges(std::uint32_t num_tiles) {
@@ -119,13 +121,14 @@ BinWorkspace bin_workspace(const BinPlan& plan, bool with_sort, std::size_t sort
   w.digit_totals = layout.take<std::uint32_t>(std::uint64_t(kMaxBinPasses) * (1 << Policy::kRadixBits));
   w.offsets_lookback = layout.take<std::uint64_t>(offsets_ranges(plan.max_tiles));
   w.tile_counts = layout.take<std::uint32_t>(plan.max_tiles);
-  const int passes = pass_plan(plan.max_tiles).passes;
+  const PassPlan plan_passes = pass_plan(plan.max_tiles);
+  const int passes = plan_passes.passes;
   w.lookback = layout.take<std::uint64_t>(std::uint64_t(passes) * w.chunk_stride * (1 << Policy::kRadixBits));
   w.digit_base = layout.take<std::uint32_t>(std::uint64_t(kMaxBinPasses) * (1 << Policy::kRadixBits));
   const int temps = std::min(2, passes - 1);
   // The widest ids between passes are a call's first pass's output, and the
-  // plan's tile count bounds them (bits_after_first_pass is monotone).
-  const std::uint64_t id_bytes = tile_id_bytes(bits_after_first_pass(pass_plan(plan.max_tiles).total_bits));
+  // plan's tile count bounds them (see bits_after_first_pass_never_fall).
+  const std::uint64_t id_bytes = tile_id_bytes(plan_passes.bits_after_first_pass());
   for (int t = 0; t < temps; ++t) {
     w.temp_tiles[t] = layout.take<unsigned char>(plan.max_records * id_bytes);
     w.temp_keys[t] = layout.take<std::uint32_t>(plan.max_records);
