@@ -32,7 +32,7 @@ TEST(BenchBinningCases, NamesDefaultsAndUnknown) {
   EXPECT_EQ(default_binning_cases(), want);
   const auto& all = all_binning_cases();
   for (const std::string& name : want) EXPECT_NE(std::find(all.begin(), all.end(), name), all.end()) << name;
-  for (const char* extra : {"tiles8-1M", "4k-tiles16-4M", "4k-tiles8-4M"})
+  for (const char* extra : {"tiles8-1M", "4k-tiles16-4M", "4k-tiles8-4M", "tiles64-4M", "4k-tiles6-1M"})
     EXPECT_NE(std::find(all.begin(), all.end(), extra), all.end()) << extra;
   EXPECT_THROW(make_binning_case("tiles7-3M"), std::invalid_argument);
   EXPECT_THROW(binning_scene("tiles16-4M"), std::invalid_argument);  // a workload, not a screen scene
@@ -49,6 +49,9 @@ TEST(BenchBinningCases, FourKScenesAreTheSceneScaledTwiceOnA4KScreen) {
   EXPECT_EQ(binning_scene("4k-tiles8").num_tiles(), 480u * 270u);
   EXPECT_EQ(binning_scene("4k-tiles16").num_tiles(), 240u * 135u);
   EXPECT_EQ(binning_scene("4k-tiles8-4M").particles, 4000000u);
+  // The cases of 9-bit and 18-bit tile ids (one and two 9-bit passes).
+  EXPECT_EQ(binning_scene("tiles64-4M").num_tiles(), 30u * 17u);
+  EXPECT_EQ(binning_scene("4k-tiles6-1M").num_tiles(), 640u * 360u);
 }
 
 // The record counts of the suite's historical cases (bench/results, e.g.

@@ -317,7 +317,8 @@ std::string describe(const Case& c) {
   std::ostringstream os;
   os << (c.mode == Mode::bin ? "bin" : "bin_and_sort") << " n=" << c.tiles.size() << " tiles=" << c.num_tiles
      << " values=" << int(c.value_type) << " device_count=" << c.device_count << " order=" << int(c.order)
-     << " bits=[" << c.begin_bit << "," << c.end_bit << ") max_tile=" << c.max_tile_records;
+     << " bits=[" << c.begin_bit << "," << c.end_bit << ") max_tile=" << c.max_tile_records
+     << " slack_tiles=" << c.slack_tiles;
   return os.str();
 }
 
@@ -658,6 +659,35 @@ TEST_F(BinningGpu, TileIdWidthsBetweenPasses) {
   }
 }
 
+TEST_F(BinningGpu, NineBitPasses) {
+  TS_TRACE_SEED();
+  // Tile ids of 9, 17 or 18 bits take 9-bit passes (512 threads, one per
+  // digit) where that saves a pass: 9 bits in one, 17 in 9 + 8 (the second
+  // pass on the 8-bit kernel), 18 in 9 + 9. Tile counts on both sides of
+  // each width, with the top ids forced in, every value type, and plans
+  // with more tiles than the call: a plan of 19+ bits takes three 8-bit
+  // passes, but its calls of 17 or 18 bits take two 9-bit ones, whose
+  // look-back words the workspace must hold too.
+  struct Width {
+    std::uint32_t tiles, slack;
+  };
+  const Width widths[] = {{256, 0},      {300, 0},       {512, 0},      {513, 0},        {65537, 0},
+                          {131072, 0},   {131073, 0},    {262144, 0},   {262145, 0},     {300, 1u << 20},
+                          {70000, 1u << 20}, {262144, 37856}, {131073, 1u << 24}};
+  const tilesort::ValueType types[] = {tilesort::ValueType::b32, tilesort::ValueType::none, tilesort::ValueType::b64};
+  int iteration = 0;
+  for (const Width& w : widths) {
+    Case c = random_case(rng_, small_mode() ? 20000 : 400000, w.tiles, TileDist::uniform);
+    for (std::uint32_t i = 0; i < 64; ++i) c.tiles[rng_() % c.tiles.size()] = w.tiles - 1 - i % 3;
+    c.slack_tiles = w.slack;
+    c.value_type = types[iteration % 3];
+    c.mode = iteration % 2 ? Mode::bin_and_sort : Mode::bin;
+    c.also_index_and_gather = c.mode == Mode::bin;
+    ++iteration;
+    ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
+  }
+}
+
 TEST_F(BinningGpu, PackedTileCountersWithHotTiles) {
   TS_TRACE_SEED();
   // More tiles than 32-bit shared counters hold per block (51,200 in 200 KB)
@@ -680,7 +710,7 @@ TEST_F(BinningGpu, PackedTileCountersWithHotTiles) {
 
 TEST_F(BinningGpuSanitizer, SmallBinAndSort) {
   TS_TRACE_SEED();
-  for (std::uint32_t t : {3u, 300u, 70000u}) {
+  for (std::uint32_t t : {3u, 300u, 70000u, 200000u}) {
     Case c = random_case(rng_, 9000, t, TileDist::uniform);
     c.mode = Mode::bin;
     c.also_index_and_gather = true;

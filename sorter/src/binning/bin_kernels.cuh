@@ -1,6 +1,7 @@
 // Binning kernels: a stable multi-way split of records by tile id, done as
-// LSD passes over the tile id's digits (at most 8 bits each, so the cost
-// grows with log(tiles) and linearly with the records), plus the tile
+// LSD passes over the tile id's digits (8 bits each, 9 where that saves a
+// pass, so the cost grows with log(tiles) and linearly with the records),
+// plus the tile
 // histogram, the CSR offsets and a cooperative gather.
 //
 // One upsweep reads the tile ids (once per part of the tile range when the
@@ -110,8 +111,9 @@ struct UpsweepParams {
   // too many tiles, global atomics.
   std::uint32_t tile_parts;
   std::uint32_t tiles_per_part;
-  std::uint64_t* lookback;     // [pass][chunk_stride][digit]: zeroed here, chunk by chunk
+  std::uint64_t* lookback;     // [pass][chunk_stride][lookback_digits]: zeroed here, chunk by chunk
   std::uint32_t chunk_stride;
+  std::uint32_t lookback_digits;  // the call's widest pass's digits
   int passes;
   DeviceStatus* status;
 };
@@ -149,7 +151,7 @@ __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(Up
   const std::uint32_t parts = shared ? p.tile_parts : 1u;
   const std::uint32_t ranks = max(1u, gridDim.x / parts);
   const std::uint32_t chunks = (n + Policy::kChunk - 1) / Policy::kChunk;
-  const int lookback_words = p.passes * Policy::kThreads;
+  const int lookback_words = p.passes * int(p.lookback_digits);
   // Virtual block v counts part v % parts of the chunks rank v / parts reads.
   for (std::uint32_t v = blockIdx.x; v < ranks * parts; v += gridDim.x) {
     const std::uint32_t part = v % parts, rank = v / parts;
@@ -181,8 +183,8 @@ __global__ void __launch_bounds__(Policy::kUpsweepThreads) bin_upsweep_kernel(Up
       if (checks) {
         for (int w = tid; w < int(kSteps) * lookback_words; w += kThreads) {
           const std::uint32_t chunk = first_chunk + std::uint32_t(w / lookback_words);
-          const int pass = (w % lookback_words) / Policy::kThreads, digit = w % Policy::kThreads;
-          if (chunk < chunks) p.lookback[(std::size_t(pass) * p.chunk_stride + chunk) * Policy::kThreads + digit] = 0;
+          const int pass = (w % lookback_words) / int(p.lookback_digits), digit = w % int(p.lookback_digits);
+          if (chunk < chunks) p.lookback[(std::size_t(pass) * p.chunk_stride + chunk) * p.lookback_digits + digit] = 0;
         }
       }
 #pragma unroll
@@ -256,7 +258,7 @@ __global__ void __launch_bounds__(Policy::kOffsetsThreads) bin_offsets_kernel(Of
   enter_dependent_kernel();  // the previous kernel's results are visible from here on
   using Scan = cub::BlockScan<std::uint32_t, Policy::kOffsetsThreads>;
   __shared__ typename Scan::TempStorage temp;
-  constexpr int kDigits = 1 << Policy::kRadixBits;
+  constexpr int kDigits = Policy::kMaxDigits;  // the widest pass's; [pass][digit] arrays use this stride
   __shared__ std::uint32_t digit_hist[kMaxBinPasses][kDigits];
   __shared__ std::uint32_t s_range, s_prefix;
   __shared__ bool s_last;
@@ -353,7 +355,8 @@ struct ScatterParams {
   std::uint32_t* out_keys;
   Value* out_values;
   const std::uint32_t* digit_base;  // this pass's [digit]
-  std::uint64_t* lookback;          // this pass's [chunk][digit], zeroed
+  std::uint64_t* lookback;          // this pass's [chunk][lookback_digits], zeroed
+  std::uint32_t lookback_digits;    // the call's widest pass's digits (>= this pass's)
   std::uint32_t* chunk_ticket;      // this pass's chunk counter, zeroed
   int bits;                         // the digit: the input ids' lowest bits
   BinCount count;
@@ -468,7 +471,7 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
       const int d = tid;
       const bool used = std::uint32_t(d) <= digits_mask;
       // The digit's records in chunks 0 .. chunk - 1.
-      const std::uint32_t before = used ? look_back(p.lookback + d, chunk, kDigits, digit_total) : 0u;
+      const std::uint32_t before = used ? look_back(p.lookback + d, chunk, p.lookback_digits, digit_total) : 0u;
       std::uint32_t block_start;
       Scan(scan_temp).ExclusiveSum(digit_total, block_start);
       // global >= block_start: earlier digits precede everywhere.
@@ -496,8 +499,8 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
     // stores, so several items' dependent loads are in flight together (a
     // store to a generic pointer would otherwise order the next item's
     // loads after it).
+    // The last batch may be short (kItems need not be a multiple).
     constexpr int kBatch = Policy::kScatterWriteBatch;
-    static_assert(kItems % kBatch == 0, "whole batches");
   #pragma unroll
     for (int first = 0; first < kItems; first += kBatch) {
       std::uint32_t t[kBatch], g[kBatch], key[kBatch];
@@ -505,7 +508,7 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
   #pragma unroll
       for (int b = 0; b < kBatch; ++b) {
         const std::uint32_t i = std::uint32_t((first + b) * Policy::kThreads + tid);
-        if (i < count) {
+        if (first + b < kItems && i < count) {
           t[b] = s_tiles[i];
           const std::uint32_t source = s_source[i];
           g[b] = digit_offset[t[b] & digits_mask] + i;
@@ -516,7 +519,7 @@ __global__ void __launch_bounds__(Policy::kThreads, Policy::kScatterMinBlocks)
   #pragma unroll
       for (int b = 0; b < kBatch; ++b) {
         const std::uint32_t i = std::uint32_t((first + b) * Policy::kThreads + tid);
-        if (i < count) {
+        if (first + b < kItems && i < count) {
           if constexpr (!std::is_void<OutId>::value) static_cast<OutId*>(p.out_tiles)[g[b]] = OutId(t[b] >> p.bits);
           if constexpr (kHasKeys) p.out_keys[g[b]] = key[b];
           if constexpr (kHasValues) p.out_values[g[b]] = value[b];

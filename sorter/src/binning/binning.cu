@@ -16,10 +16,13 @@ namespace detail {
 namespace {
 
 using Policy = BinPolicy;
+using WidePolicy = BinWidePassPolicy;
 
 /// How the tile id bits are split into passes: as few passes of at most
-/// kRadixBits as possible, bits spread evenly (fewer digits per pass means
-/// longer runs in the scatter).
+/// kRadixBits as possible (kWideRadixBits where that saves a pass, up to
+/// kWidePassMaxTileBits), bits spread evenly (fewer digits per pass means
+/// longer runs in the scatter). The first pass takes bits_per_pass bits,
+/// and so does every later one but the last, which takes what is left.
 struct PassPlan {
   int passes;
   int bits_per_pass;
@@ -27,10 +30,16 @@ struct PassPlan {
   /// Tile id bits the first pass leaves for the later ones: the widest ids
   /// the passes write between them.
   constexpr int bits_after_first_pass() const { return total_bits - bits_per_pass; }
+  /// Whether the call's passes take 9-bit digits (BinWidePassPolicy).
+  constexpr bool wide() const { return bits_per_pass > Policy::kRadixBits; }
+  /// Look-back words per (pass, chunk): the widest pass's digits.
+  constexpr std::uint32_t lookback_digits() const { return 1u << (wide() ? WidePolicy::kRadixBits : Policy::kRadixBits); }
 };
 
 constexpr PassPlan pass_plan_for_bits(int bits) {
-  const int passes = (bits + Policy::kRadixBits - 1) / Policy::kRadixBits;
+  int passes = (bits + Policy::kRadixBits - 1) / Policy::kRadixBits;
+  const int wide_passes = (bits + WidePolicy::kRadixBits - 1) / WidePolicy::kRadixBits;
+  if (bits <= Policy::kWidePassMaxTileBits && wide_passes < passes) passes = wide_passes;
   return PassPlan{passes, (bits + passes - 1) / passes, bits};
 }
 
@@ -49,6 +58,26 @@ constexpr bool bits_after_first_pass_never_fall() {
 // The workspace sizes the ids between passes for the plan's tile count, so
 // no call with fewer tiles may write wider ones.
 static_assert(bits_after_first_pass_never_fall(), "the plan's tiles bound every call's ids between passes");
+
+constexpr bool passes_never_fall() {
+  for (int bits = 2; bits <= 32; ++bits)
+    if (pass_plan_for_bits(bits).passes < pass_plan_for_bits(bits - 1).passes) return false;
+  return true;
+}
+// Likewise the ping-pong buffers between passes.
+static_assert(passes_never_fall(), "the plan's tiles bound every call's passes");
+
+/// Look-back words per chunk that any call with at most `bits` tile id
+/// bits uses: the most over those calls' pass plans (a call with fewer
+/// tiles may take 9-bit passes where the plan's tiles take 8-bit ones).
+std::uint64_t lookback_words_per_chunk(int bits) {
+  std::uint64_t most = 0;
+  for (int b = 1; b <= bits; ++b) {
+    const PassPlan pp = pass_plan_for_bits(b);
+    most = std::max<std::uint64_t>(most, std::uint64_t(pp.passes) * pp.lookback_digits());
+  }
+  return most;
+}
 
 /// Bytes of a tile id between passes that still holds `bits` bits
 /// (bin_scatter_kernel's InId and OutId).
@@ -118,13 +147,13 @@ BinWorkspace bin_workspace(const BinPlan& plan, bool with_sort, std::size_t sort
   w.sort_counts = layout.take<std::uint32_t>(2);
   w.chunk_tickets = layout.take<std::uint32_t>(kMaxBinPasses);
   w.offsets_tickets = layout.take<std::uint32_t>(2);
-  w.digit_totals = layout.take<std::uint32_t>(std::uint64_t(kMaxBinPasses) * (1 << Policy::kRadixBits));
+  w.digit_totals = layout.take<std::uint32_t>(std::uint64_t(kMaxBinPasses) * Policy::kMaxDigits);
   w.offsets_lookback = layout.take<std::uint64_t>(offsets_ranges(plan.max_tiles));
   w.tile_counts = layout.take<std::uint32_t>(plan.max_tiles);
   const PassPlan plan_passes = pass_plan(plan.max_tiles);
   const int passes = plan_passes.passes;
-  w.lookback = layout.take<std::uint64_t>(std::uint64_t(passes) * w.chunk_stride * (1 << Policy::kRadixBits));
-  w.digit_base = layout.take<std::uint32_t>(std::uint64_t(kMaxBinPasses) * (1 << Policy::kRadixBits));
+  w.lookback = layout.take<std::uint64_t>(w.chunk_stride * lookback_words_per_chunk(plan_passes.total_bits));
+  w.digit_base = layout.take<std::uint32_t>(std::uint64_t(kMaxBinPasses) * Policy::kMaxDigits);
   const int temps = std::min(2, passes - 1);
   // The widest ids between passes are a call's first pass's output, and the
   // plan's tile count bounds them (see bits_after_first_pass_never_fall).
@@ -213,37 +242,56 @@ struct BinLaunch {
 };
 
 /// One scatter pass, reading tile ids of in_bytes and writing them for the
-/// next pass in out_bytes (0: the last pass writes none; tile_id_bytes).
-/// Only the first pass can make the values up (bin_index's record indices);
-/// later passes move the values the first one wrote.
-template <bool kHasKeys, class Value, bool kIota>
+/// next pass in out_bytes (0: the last pass writes none; tile_id_bytes), by
+/// the kernel of the pass's digit width (Pass: BinPolicy for 8-bit digits,
+/// BinWidePassPolicy for 9). Only the first pass can make the values up
+/// (bin_index's record indices); later passes move the values the first one
+/// wrote.
+template <class Pass, bool kHasKeys, class Value, bool kIota>
 cudaError_t launch_scatter(const BinLaunch& b, const ScatterParams<Value>& sp, bool first, int in_bytes,
                            int out_bytes, bool programmatic) {
-  constexpr std::size_t smem = ScatterSmem<Policy, kHasKeys, Value>::kBytes;
+  constexpr std::size_t smem = ScatterSmem<Pass, kHasKeys, Value>::kBytes;
   const auto launch = [&](auto kernel) {
     // Persistent (the kernel loops over chunks): never more blocks than
     // chunks (chunk_stride >= 1).
-    return launch_persistent(kernel, Policy::kThreads, smem, b.stream, programmatic, b.layout.chunk_stride, sp);
+    return launch_persistent(kernel, Pass::kThreads, smem, b.stream, programmatic, b.layout.chunk_stride, sp);
   };
   using u8 = std::uint8_t;
   using u16 = std::uint16_t;
   using u32 = std::uint32_t;
-  // Passes of at most 8 bits leave these pairs (pass_plan): the first pass
-  // reads the user's 4 bytes and writes whatever is left; a pass that reads
-  // 2 bytes leaves at most 8 bits and one that reads 1 byte is the last. Of
-  // 4-byte ids a later pass (the second of four) leaves at most 16 bits.
-  if (first) {
-    switch (out_bytes) {
-      case 0: return launch(bin_scatter_kernel<Policy, kHasKeys, Value, kIota, u32, NoTileIds>);
-      case 1: return launch(bin_scatter_kernel<Policy, kHasKeys, Value, kIota, u32, u8>);
-      case 2: return launch(bin_scatter_kernel<Policy, kHasKeys, Value, kIota, u32, u16>);
-      default: return launch(bin_scatter_kernel<Policy, kHasKeys, Value, kIota, u32, u32>);
+  if constexpr (Pass::kRadixBits > Policy::kRadixBits) {
+    // 9-bit passes (tile ids of 9, 17 or 18 bits, pass_plan) leave these
+    // pairs: the first pass reads the user's 4 bytes and leaves 0, 8 or 9
+    // bits; a second 9-bit pass reads the 2 bytes that 9 bits take and is
+    // the last (17 bits' second pass has 8 bits: the 8-bit kernel).
+    if (first) {
+      switch (out_bytes) {
+        case 0: return launch(bin_scatter_kernel<Pass, kHasKeys, Value, kIota, u32, NoTileIds>);
+        case 1: return launch(bin_scatter_kernel<Pass, kHasKeys, Value, kIota, u32, u8>);
+        case 2: return launch(bin_scatter_kernel<Pass, kHasKeys, Value, kIota, u32, u16>);
+        default: return cudaErrorInvalidValue;
+      }
     }
+    if (in_bytes == 2 && out_bytes == 0) return launch(bin_scatter_kernel<Pass, kHasKeys, Value, false, u16, NoTileIds>);
+    return cudaErrorInvalidValue;  // no pass plan makes another pair
+  } else {
+    // 8-bit passes leave these pairs (pass_plan): the first pass reads the
+    // user's 4 bytes and writes whatever is left; a pass that reads 2 bytes
+    // leaves at most 8 bits and one that reads 1 byte is the last. Of 4-byte
+    // ids a later pass (the second of four) leaves at most 16 bits.
+    if (first) {
+      switch (out_bytes) {
+        case 0: return launch(bin_scatter_kernel<Pass, kHasKeys, Value, kIota, u32, NoTileIds>);
+        case 1: return launch(bin_scatter_kernel<Pass, kHasKeys, Value, kIota, u32, u8>);
+        case 2: return launch(bin_scatter_kernel<Pass, kHasKeys, Value, kIota, u32, u16>);
+        default: return launch(bin_scatter_kernel<Pass, kHasKeys, Value, kIota, u32, u32>);
+      }
+    }
+    if (in_bytes == 4 && out_bytes == 2) return launch(bin_scatter_kernel<Pass, kHasKeys, Value, false, u32, u16>);
+    if (in_bytes == 2 && out_bytes == 1) return launch(bin_scatter_kernel<Pass, kHasKeys, Value, false, u16, u8>);
+    if (in_bytes == 1 && out_bytes == 0) return launch(bin_scatter_kernel<Pass, kHasKeys, Value, false, u8, NoTileIds>);
+    return cudaErrorInvalidValue;  // no pass plan makes another pair
   }
-  if (in_bytes == 4 && out_bytes == 2) return launch(bin_scatter_kernel<Policy, kHasKeys, Value, false, u32, u16>);
-  if (in_bytes == 2 && out_bytes == 1) return launch(bin_scatter_kernel<Policy, kHasKeys, Value, false, u16, u8>);
-  if (in_bytes == 1 && out_bytes == 0) return launch(bin_scatter_kernel<Policy, kHasKeys, Value, false, u8, NoTileIds>);
-  return cudaErrorInvalidValue;  // no pass plan makes another pair
 }
 
 template <bool kHasKeys, class Value, bool kIota>
@@ -282,6 +330,7 @@ cudaError_t launch_bin(const BinLaunch& b) {
   up.tiles_per_part = counting.tiles_per_part;
   up.lookback = l.lookback.in(ws);
   up.chunk_stride = l.chunk_stride;
+  up.lookback_digits = pp.lookback_digits();
   up.passes = pp.passes;
   up.status = status;
   // Persistent, never more blocks than (step, part) pairs. The first kernel
@@ -307,7 +356,6 @@ cudaError_t launch_bin(const BinLaunch& b) {
                            b.stream, programmatic, op)))
     return err;
 
-  constexpr std::size_t kDigits = std::size_t(1) << Policy::kRadixBits;
   int in_bytes = 4;  // the user's tile ids; each later pass reads what the one before wrote
   for (int pass = 0; pass < pp.passes; ++pass) {
     const bool first = pass == 0, last = pass == pp.passes - 1;
@@ -321,13 +369,17 @@ cudaError_t launch_bin(const BinLaunch& b) {
     }
     sp.out_tiles = last ? nullptr : l.temp_tiles[pass % 2].in(ws);
     sp.out_keys = last ? b.out_keys : l.temp_keys[pass % 2].in(ws);
-    sp.digit_base = l.digit_base.in(ws) + pass * kDigits;
-    sp.lookback = l.lookback.in(ws) + std::size_t(pass) * l.chunk_stride * kDigits;
+    sp.digit_base = l.digit_base.in(ws) + pass * Policy::kMaxDigits;
+    sp.lookback = l.lookback.in(ws) + std::size_t(pass) * l.chunk_stride * pp.lookback_digits();
+    sp.lookback_digits = pp.lookback_digits();
     sp.chunk_ticket = l.chunk_tickets.in(ws) + pass;
     sp.bits = passes.bits[pass];
     sp.count = b.count;
     sp.status = status;
-    if ((err = launch_scatter<kHasKeys, Value, kIota>(b, sp, first, in_bytes, out_bytes, programmatic))) return err;
+    err = passes.bits[pass] > Policy::kRadixBits
+              ? launch_scatter<WidePolicy, kHasKeys, Value, kIota>(b, sp, first, in_bytes, out_bytes, programmatic)
+              : launch_scatter<Policy, kHasKeys, Value, kIota>(b, sp, first, in_bytes, out_bytes, programmatic);
+    if (err != cudaSuccess) return err;
     in_bytes = out_bytes;
   }
   return cudaSuccess;

@@ -749,8 +749,9 @@ static_assert(std::tuple_size_v<Sm75Policy::BlockShapes> == kNumBlockClasses, "o
 
 /// Tuning of the binning kernels (binning/bin_kernels.cuh).
 struct BinPolicy {
-  // Scatter: one thread per digit in the per-chunk scans, so kThreads must
-  // equal the number of digits of the widest pass.
+  // Scatter of the 8-bit passes: one thread per digit in the per-chunk
+  // scans, so kThreads must equal the number of digits (9-bit passes:
+  // BinWidePassPolicy).
   static constexpr int kRadixBits = 8;
   static constexpr int kThreads = 1 << kRadixBits;
   // 14 records per thread: 3584-record chunks keep digit runs long enough
@@ -814,7 +815,29 @@ struct BinPolicy {
   // 64-byte reads bound it, not the loads in flight.
   static constexpr int kGatherThreads = 256;
   static constexpr int kGatherWordsPerThread = 4;
+  // Passes of kWideRadixBits (BinWidePassPolicy) where that saves a whole
+  // pass, for tile ids of at most kWidePassMaxTileBits: 9 bits in one pass
+  // instead of two, 17 and 18 (up to 262,144 tiles: a 4K screen in 8-pixel
+  // tiles) in two instead of three. Wider ids keep 8-bit passes.
+  static constexpr int kWideRadixBits = 9;
+  static constexpr int kWidePassMaxTileBits = 18;
+  // Per-pass digit arrays (totals, starts) are laid out for the widest pass.
+  static constexpr int kMaxDigits = 1 << kWideRadixBits;
 };
+
+/// The scatter of a pass with 9-bit digits: one thread per digit (512), the
+/// same 3584-record chunk as the 8-bit passes (7 records per thread), so the
+/// upsweep's chunks and look-back words serve both.
+struct BinWidePassPolicy : BinPolicy {
+  static constexpr int kRadixBits = BinPolicy::kWideRadixBits;
+  static constexpr int kThreads = 1 << kRadixBits;
+  static constexpr int kItemsPerThread = BinPolicy::kChunk / kThreads;
+  static constexpr int kWarps = kThreads / 32;
+  // 512 threads at 64 registers: 2 blocks per SM, the 8-bit passes' 32 warps.
+  static constexpr int kScatterMinBlocks = 2;
+};
+static_assert(BinWidePassPolicy::kItemsPerThread * BinWidePassPolicy::kThreads == BinPolicy::kChunk,
+              "both pass widths cut the records into the same chunks");
 
 /// Block shape B of a policy.
 template <class Policy, int B>
