@@ -14,8 +14,8 @@
 //                           radii) onto 3840x2160: the same frame at 4K, the
 //                           recipe of examples/python/benchmark.py's
 //                           4k-tiles8 (2M particles);
-//   tiles64-4M, 4k-tiles6-1M 510 and 230,400 tiles: ids of 9 and 18 bits,
-//                           which the scatter bins in 9-bit passes.
+//   tiles64-4M, 4k-tiles6-1M 510 and 230,400 tiles: ids of 9 bits (one
+//                           9-bit scatter pass) and of 18 (three passes).
 #pragma once
 
 #include <cstdint>

@@ -49,7 +49,7 @@ TEST(BenchBinningCases, FourKScenesAreTheSceneScaledTwiceOnA4KScreen) {
   EXPECT_EQ(binning_scene("4k-tiles8").num_tiles(), 480u * 270u);
   EXPECT_EQ(binning_scene("4k-tiles16").num_tiles(), 240u * 135u);
   EXPECT_EQ(binning_scene("4k-tiles8-4M").particles, 4000000u);
-  // The cases of 9-bit and 18-bit tile ids (one and two 9-bit passes).
+  // The cases of 9-bit and 18-bit tile ids (one 9-bit pass; three 6-bit).
   EXPECT_EQ(binning_scene("tiles64-4M").num_tiles(), 30u * 17u);
   EXPECT_EQ(binning_scene("4k-tiles6-1M").num_tiles(), 640u * 360u);
 }

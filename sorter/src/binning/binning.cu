@@ -19,10 +19,10 @@ using Policy = BinPolicy;
 using WidePolicy = BinWidePassPolicy;
 
 /// How the tile id bits are split into passes: as few passes of at most
-/// kRadixBits as possible (kWideRadixBits where that saves a pass, up to
-/// kWidePassMaxTileBits), bits spread evenly (fewer digits per pass means
-/// longer runs in the scatter). The first pass takes bits_per_pass bits,
-/// and so does every later one but the last, which takes what is left.
+/// kRadixBits as possible (kWideRadixBits where that saves a pass of ids of
+/// at most kWidePassMaxTileBits), bits spread evenly (fewer digits per pass
+/// means longer runs in the scatter). The first pass takes bits_per_pass
+/// bits, and so does every later one but the last, which takes what is left.
 struct PassPlan {
   int passes;
   int bits_per_pass;
@@ -69,7 +69,7 @@ static_assert(passes_never_fall(), "the plan's tiles bound every call's passes")
 
 /// Look-back words per chunk that any call with at most `bits` tile id
 /// bits uses: the most over those calls' pass plans (a call with fewer
-/// tiles may take 9-bit passes where the plan's tiles take 8-bit ones).
+/// tiles may take a 9-bit pass where the plan's tiles take 8-bit ones).
 std::uint64_t lookback_words_per_chunk(int bits) {
   std::uint64_t most = 0;
   for (int b = 1; b <= bits; ++b) {
@@ -260,19 +260,10 @@ cudaError_t launch_scatter(const BinLaunch& b, const ScatterParams<Value>& sp, b
   using u16 = std::uint16_t;
   using u32 = std::uint32_t;
   if constexpr (Pass::kRadixBits > Policy::kRadixBits) {
-    // 9-bit passes (tile ids of 9, 17 or 18 bits, pass_plan) leave these
-    // pairs: the first pass reads the user's 4 bytes and leaves 0, 8 or 9
-    // bits; a second 9-bit pass reads the 2 bytes that 9 bits take and is
-    // the last (17 bits' second pass has 8 bits: the 8-bit kernel).
-    if (first) {
-      switch (out_bytes) {
-        case 0: return launch(bin_scatter_kernel<Pass, kHasKeys, Value, kIota, u32, NoTileIds>);
-        case 1: return launch(bin_scatter_kernel<Pass, kHasKeys, Value, kIota, u32, u8>);
-        case 2: return launch(bin_scatter_kernel<Pass, kHasKeys, Value, kIota, u32, u16>);
-        default: return cudaErrorInvalidValue;
-      }
-    }
-    if (in_bytes == 2 && out_bytes == 0) return launch(bin_scatter_kernel<Pass, kHasKeys, Value, false, u16, NoTileIds>);
+    // A 9-bit pass is a call's only one (pass_plan): it reads the user's
+    // ids and writes none.
+    static_assert(Policy::kWidePassMaxTileBits <= Pass::kRadixBits, "9-bit passes are only ever one pass");
+    if (first && out_bytes == 0) return launch(bin_scatter_kernel<Pass, kHasKeys, Value, kIota, u32, NoTileIds>);
     return cudaErrorInvalidValue;  // no pass plan makes another pair
   } else {
     // 8-bit passes leave these pairs (pass_plan): the first pass reads the
