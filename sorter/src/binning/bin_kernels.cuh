@@ -1,7 +1,7 @@
 // Binning kernels: a stable multi-way split of records by tile id, done as
-// LSD passes over the tile id's digits (8 bits each, 9 where that saves a
-// pass, so the cost grows with log(tiles) and linearly with the records),
-// plus the tile
+// LSD passes over the tile id's digits (at most 8 bits each, or one pass
+// of 9 for 9-bit ids, so the cost grows with log(tiles) and linearly with
+// the records), plus the tile
 // histogram, the CSR offsets and a cooperative gather.
 //
 // One upsweep reads the tile ids (once per part of the tile range when the
