@@ -477,6 +477,12 @@ Case random_case(Rng& rng, std::size_t n, std::uint32_t num_tiles, TileDist dist
   return c;
 }
 
+/// Puts the top three tile ids into 64 random records, so that every bit a
+/// pass keeps is set somewhere.
+void force_top_tile_ids(Rng& rng, Case& c) {
+  for (std::uint32_t i = 0; i < 64; ++i) c.tiles[rng() % c.tiles.size()] = c.num_tiles - 1 - i % 3;
+}
+
 class BinningGpu : public GpuTest {};
 class BinningGpuSanitizer : public GpuTest {};
 
@@ -652,7 +658,7 @@ TEST_F(BinningGpu, TileIdWidthsBetweenPasses) {
   // bit more), with the top ids forced in so that every kept bit is set.
   for (std::uint32_t tiles : {256u, 257u, 65536u, 65537u, 1u << 24, (1u << 24) + 1u}) {
     Case c = random_case(rng_, small_mode() ? 20000 : 200000, tiles, TileDist::uniform);
-    for (std::uint32_t i = 0; i < 64; ++i) c.tiles[rng_() % c.tiles.size()] = tiles - 1 - i % 3;
+    force_top_tile_ids(rng_, c);
     c.mode = Mode::bin;
     c.also_index_and_gather = true;
     ASSERT_NO_FATAL_FAILURE(run_and_check(c, stream_));
@@ -676,7 +682,7 @@ TEST_F(BinningGpu, NineBitPass) {
   int iteration = 0;
   for (const Width& w : widths) {
     Case c = random_case(rng_, small_mode() ? 20000 : 400000, w.tiles, TileDist::uniform);
-    for (std::uint32_t i = 0; i < 64; ++i) c.tiles[rng_() % c.tiles.size()] = w.tiles - 1 - i % 3;
+    force_top_tile_ids(rng_, c);
     c.slack_tiles = w.slack;
     c.value_type = types[iteration % 3];
     c.mode = iteration % 2 ? Mode::bin_and_sort : Mode::bin;

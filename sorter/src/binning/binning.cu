@@ -30,10 +30,12 @@ struct PassPlan {
   /// Tile id bits the first pass leaves for the later ones: the widest ids
   /// the passes write between them.
   constexpr int bits_after_first_pass() const { return total_bits - bits_per_pass; }
-  /// Whether the call's passes take 9-bit digits (BinWidePassPolicy).
-  constexpr bool wide() const { return bits_per_pass > Policy::kRadixBits; }
   /// Look-back words per (pass, chunk): the widest pass's digits.
-  constexpr std::uint32_t lookback_digits() const { return 1u << (wide() ? WidePolicy::kRadixBits : Policy::kRadixBits); }
+  constexpr std::uint32_t lookback_digits() const {
+    return 1u << (bits_per_pass > Policy::kRadixBits ? WidePolicy::kRadixBits : Policy::kRadixBits);
+  }
+  /// Look-back words per chunk, over every pass.
+  constexpr std::uint64_t lookback_words_per_chunk() const { return std::uint64_t(passes) * lookback_digits(); }
 };
 
 constexpr PassPlan pass_plan_for_bits(int bits) {
@@ -49,35 +51,21 @@ PassPlan pass_plan(std::uint32_t num_tiles) {
   return pass_plan_for_bits(bits);
 }
 
-constexpr bool bits_after_first_pass_never_fall() {
+/// Whether `field` of the pass plan never falls as the tile id bits grow.
+/// The workspace sizes what the passes use for the plan's tile count, so no
+/// call with fewer tiles may need more.
+template <class Field>
+constexpr bool never_falls(Field field) {
   for (int bits = 2; bits <= 32; ++bits)
-    if (pass_plan_for_bits(bits).bits_after_first_pass() < pass_plan_for_bits(bits - 1).bits_after_first_pass())
-      return false;
+    if (field(pass_plan_for_bits(bits)) < field(pass_plan_for_bits(bits - 1))) return false;
   return true;
 }
-// The workspace sizes the ids between passes for the plan's tile count, so
-// no call with fewer tiles may write wider ones.
-static_assert(bits_after_first_pass_never_fall(), "the plan's tiles bound every call's ids between passes");
-
-constexpr bool passes_never_fall() {
-  for (int bits = 2; bits <= 32; ++bits)
-    if (pass_plan_for_bits(bits).passes < pass_plan_for_bits(bits - 1).passes) return false;
-  return true;
-}
-// Likewise the ping-pong buffers between passes.
-static_assert(passes_never_fall(), "the plan's tiles bound every call's passes");
-
-/// Look-back words per chunk that any call with at most `bits` tile id
-/// bits uses: the most over those calls' pass plans (a call with fewer
-/// tiles may take a 9-bit pass where the plan's tiles take 8-bit ones).
-std::uint64_t lookback_words_per_chunk(int bits) {
-  std::uint64_t most = 0;
-  for (int b = 1; b <= bits; ++b) {
-    const PassPlan pp = pass_plan_for_bits(b);
-    most = std::max<std::uint64_t>(most, std::uint64_t(pp.passes) * pp.lookback_digits());
-  }
-  return most;
-}
+static_assert(never_falls([](const PassPlan& p) { return p.bits_after_first_pass(); }),
+              "the plan's tiles bound every call's ids between passes");
+static_assert(never_falls([](const PassPlan& p) { return p.passes; }),
+              "the plan's tiles bound every call's ping-pong buffers");
+static_assert(never_falls([](const PassPlan& p) { return p.lookback_words_per_chunk(); }),
+              "the plan's tiles bound every call's look-back words (a 9-bit call's 512 included)");
 
 /// Bytes of a tile id between passes that still holds `bits` bits
 /// (bin_scatter_kernel's InId and OutId).
@@ -152,11 +140,11 @@ BinWorkspace bin_workspace(const BinPlan& plan, bool with_sort, std::size_t sort
   w.tile_counts = layout.take<std::uint32_t>(plan.max_tiles);
   const PassPlan plan_passes = pass_plan(plan.max_tiles);
   const int passes = plan_passes.passes;
-  w.lookback = layout.take<std::uint64_t>(w.chunk_stride * lookback_words_per_chunk(plan_passes.total_bits));
+  w.lookback = layout.take<std::uint64_t>(w.chunk_stride * plan_passes.lookback_words_per_chunk());
   w.digit_base = layout.take<std::uint32_t>(std::uint64_t(kMaxBinPasses) * Policy::kMaxDigits);
   const int temps = std::min(2, passes - 1);
   // The widest ids between passes are a call's first pass's output, and the
-  // plan's tile count bounds them (see bits_after_first_pass_never_fall).
+  // plan's tile count bounds them (never_falls).
   const std::uint64_t id_bytes = tile_id_bytes(plan_passes.bits_after_first_pass());
   for (int t = 0; t < temps; ++t) {
     w.temp_tiles[t] = layout.take<unsigned char>(plan.max_records * id_bytes);
