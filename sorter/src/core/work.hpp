@@ -35,6 +35,12 @@ enum SizeClass : int {
   kClassNone = -1,  // 0 or 1 key: nothing to do
 };
 constexpr std::uint32_t kWarpSortMax = 128;
+/// A narrow word's low bits (kernels/warp_sort.cuh, WarpWords::narrow): the
+/// position in a range of at most kWarpSortMax keys; the compared bits above
+/// it. Dispatch reads it too, to know which calls' warp sorts take them.
+constexpr int kNarrowWordPositionBits = 7;
+constexpr int kNarrowWordKeyBits = 32 - kNarrowWordPositionBits;
+static_assert(kWarpSortMax <= (1u << kNarrowWordPositionBits), "a warp range's positions fit a narrow word");
 /// The most keys a range of warp class c holds (its tile): 8, 16, ... 128.
 constexpr std::uint32_t warp_class_tile(int c) { return 8u << c; }
 // MSD children are binned too: list 0 feeds the warp kernel, list 1 + b the
@@ -228,6 +234,10 @@ struct PackTable {
   // Shorter ranges never take a window: those the walk sorts, and for some
   // types every warp-class range (Sm90Policy::kKeysOnlyWindowMin).
   std::uint32_t window_min_length;
+  // The longest range that a warp class's short shape sorts (the policy's
+  // Warp::kShortRangeMax), 0 where it has none: classification lists the
+  // class's longer ranges after these, so that a warp's pair fits it.
+  std::uint32_t short_range_max[kNumWarpClasses];
   // Segments of 2..walk_max keys are sorted by the warp kernel's walk over
   // the segments: classification neither lists nor windows them.
   std::uint32_t walk_max;

@@ -135,6 +135,12 @@ struct Sm90Policy {
         CLASS == kClassWarp128, GroupShape<16, 7, kLayout, WarpAlgorithm::stable_merge>,
         std::conditional_t<CLASS == kClassWarp64,
                            GroupShape<16, KEY_BYTES == 8 ? 4 : 3, kLayout, WarpAlgorithm::stable_merge>, void>>;
+    // The longest range each warp class's short shape sorts (PairsShortShape
+    // for 32-bit keys, ShortShape128), 0 where no type has one. A warp sorts
+    // its pair of listed ranges in the short shape only when both fit, so
+    // classification lists a class's longer ranges after its shorter ones
+    // (PackTable::short_range_max). 64-bit keys' 33..64 shape holds all 64.
+    static constexpr std::uint32_t kShortRangeMax[kNumWarpClasses] = {0, 0, 0, 48, 112};
     // Classes sorted by a kernel of their own (warp_class_kernel, launched
     // after the list kernel and overlapping it) instead of the list kernel.
     // Same-run A/Bs on the H200 against the list kernel taking 65..128
@@ -197,6 +203,13 @@ struct Sm90Policy {
       std::tuple_size_v<Shapes> == kNumWarpClasses &&
       std::tuple_element_t<kClassWarp128, Shapes>::kGroup * std::tuple_element_t<kClassWarp128, Shapes>::kItems ==
           kWarpSortMax;
+  template <class Shape>
+  static constexpr std::uint32_t kShapeRange = Shape::kGroup * Shape::kItems;
+  static_assert(kShapeRange<Warp::PairsShortShape<kClassWarp64, 4>> == Warp::kShortRangeMax[kClassWarp64] &&
+                    kShapeRange<Warp::PairsShortShape<kClassWarp128, 4>> == Warp::kShortRangeMax[kClassWarp128] &&
+                    kShapeRange<Warp::PairsShortShape<kClassWarp128, 8>> == Warp::kShortRangeMax[kClassWarp128] &&
+                    kShapeRange<Warp::ShortShape128<4, false>> == Warp::kShortRangeMax[kClassWarp128],
+                "the split of the warp classes' lists is their short shapes' length");
   static_assert(kEndsAtWarpSortMax<Warp::ClassShapes<4, false>> && kEndsAtWarpSortMax<Warp::ClassShapes<4, true>> &&
                     kEndsAtWarpSortMax<Warp::ClassShapes<8, true>>,
                 "the last warp class ends at kWarpSortMax");
@@ -550,6 +563,13 @@ struct Sm90Policy {
   // sort's cost does not grow with its padding the way the model assumes
   // (keys only, fixed-80 costs 1.23x fixed-128 per key, not 1.6x).
   static constexpr std::uint32_t kKeysOnlyWindowMin = kWarpSortMax + 1;
+  // Pairs whose warp classes merge their short ranges (Warp::kMergePairs,
+  // Warp::PairsShortShape: 32-bit keys over more than kNarrowWordKeyBits
+  // bits with 32-bit values) window no segment shorter than this. The merge
+  // pays for the keys more than for the slots (H100 sweep of b724f73, u32
+  // pairs: fixed-96 2.63 and fixed-112 2.58 x copy in the 112-slot merge),
+  // so the model's padded price sent 33..43 and 65..~90 keys to windows.
+  static constexpr std::uint32_t kMergedPairsWindowMin = kWarpSortMax + 1;
   // Larger segments: MSD radix rounds over chunks of this shape, spread over
   // all blocks, until every bucket fits a class above.
   using Msd = BlockShape<256, 16>;

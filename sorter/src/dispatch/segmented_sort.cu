@@ -317,7 +317,17 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
   static_assert(Policy::kWalkMaxNarrow <= kWalkLongest && Policy::kWalkMaxWide <= kWalkLongest,
                 "the walk kernel sorts segments of up to kWalkLongest keys");
   table.walk_max = Policy::walk_max(key_bytes, int(size_of(plan.value_type)));
-  table.window_min_length = keys_alone ? std::max(Policy::kKeysOnlyWindowMin, table.walk_max + 1) : table.walk_max + 1;
+  // The warp sorts' words (launch.cuh, warp_words): pairs of 32-bit keys and
+  // 32-bit values over more bits than narrow words hold take positions, and
+  // with them the class's stable merge for short ranges.
+  const bool warp_merges_pairs = key_bytes == 4 && size_of(plan.value_type) == 4 &&
+                                 Policy::Warp::template kMergePairs<4, 4> &&
+                                 !(Policy::Warp::kNarrowWords && end_bit - begin_bit <= kNarrowWordKeyBits);
+  const std::uint32_t window_min = keys_alone          ? Policy::kKeysOnlyWindowMin
+                                   : warp_merges_pairs ? Policy::kMergedPairsWindowMin
+                                                       : 0u;
+  table.window_min_length = std::max(window_min, table.walk_max + 1);
+  for (int c = 0; c < kNumWarpClasses; ++c) table.short_range_max[c] = Policy::Warp::kShortRangeMax[c];
   return table;
 }
 

@@ -16,16 +16,16 @@
 namespace tilesort {
 namespace detail {
 
-/// Lanes of the warp with the same size class as this lane. Neighbouring
-/// segments usually share a class, so per-class shared counters are bumped
-/// once per warp and class instead of once per segment (which would
-/// serialise up to 256 atomics on one address).
+/// Lanes of the warp with the same size class (or list bucket, below) as
+/// this lane. Neighbouring segments usually share a class, so per-class
+/// shared counters are bumped once per warp and class instead of once per
+/// segment (which would serialise up to 256 atomics on one address).
+template <int CODE_BITS>
 __device__ __forceinline__ std::uint32_t lanes_with_class(int size_class) {
-  static_assert(kNumClasses + 1 <= 16, "classes (and kClassNone) fit 4 bits");
   const std::uint32_t code = std::uint32_t(size_class + 1);
   std::uint32_t peers = 0xffffffffu;
 #pragma unroll
-  for (int b = 0; b < 4; ++b) {
+  for (int b = 0; b < CODE_BITS; ++b) {
     const bool set = (code >> b) & 1u;
     const std::uint32_t lanes_set = __ballot_sync(0xffffffffu, set);
     peers &= set ? lanes_set : ~lanes_set;
@@ -33,12 +33,16 @@ __device__ __forceinline__ std::uint32_t lanes_with_class(int size_class) {
   return peers;
 }
 
-/// Adds this lane's segment to the block counter of its class; returns the
-/// segment's slot among the block's segments of that class (in lane order).
+/// Adds this lane's segment to the block counter of its class (or list
+/// bucket: classes and kClassNone fit CODE_BITS bits as size_class + 1);
+/// returns the segment's slot among the block's segments of that class (in
+/// lane order).
+template <int CODE_BITS = 4>
 __device__ __forceinline__ std::uint32_t count_in_block(std::uint32_t* block_counts, int size_class) {
+  static_assert(kNumClasses + 1 <= (1 << CODE_BITS), "classes (and kClassNone) fit the code");
   // Whole warps of walked (or empty) segments are common and count nothing.
   if (__all_sync(0xffffffffu, size_class == kClassNone)) return 0;
-  const std::uint32_t peers = lanes_with_class(size_class);
+  const std::uint32_t peers = lanes_with_class<CODE_BITS>(size_class);
   const int leader = __ffs(peers) - 1;
   std::uint32_t base = 0;
   if (size_class != kClassNone && int(threadIdx.x & 31) == leader)
@@ -270,8 +274,16 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocks)
     classify_scatter_kernel(CountSource src, WorkLists lists, int key_high_bit, std::uint32_t msd_chunk_items,
                             std::uint32_t msd_max_span) {
   enter_dependent_kernel();
+  // A group's segments of a class go to one slice of its region. In a warp
+  // class with a short shape (PackTable::short_range_max) the longer ranges
+  // count in buckets of their own (kNumClasses + class) and follow the
+  // shorter ones in the slice, so that the warps' pairs of listed ranges
+  // mostly fit the short shape together.
+  constexpr int kBuckets = kNumClasses + kNumWarpClasses;
+  constexpr int kBucketBits = 5;
+  static_assert(kBuckets + 1 <= (1 << kBucketBits), "buckets (and kClassNone) fit the code");
   __shared__ std::uint32_t region_begin[kNumClasses];
-  __shared__ std::uint32_t block_count[kNumClasses];
+  __shared__ std::uint32_t block_count[kBuckets];
   __shared__ std::uint32_t block_base[kNumClasses];
   __shared__ WindowScratch<Shape::kThreads> window_scratch;
   if (sort_aborted(lists)) return;
@@ -290,18 +302,25 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocks)
         const int size_class = task.size_class;
         // A group of walked segments lists nothing: one barrier, not four.
         if (!__syncthreads_or(size_class != kClassNone)) return;
-        if (threadIdx.x < kNumClasses) block_count[threadIdx.x] = 0;
+        if (threadIdx.x < kBuckets) block_count[threadIdx.x] = 0;
         __syncthreads();
-        const std::uint32_t slot = count_in_block(block_count, size_class);
+        const bool longer = size_class >= 0 && size_class < kNumWarpClasses &&
+                            length > src.pack.short_range_max[size_class] && src.pack.short_range_max[size_class] != 0;
+        const std::uint32_t slot = count_in_block<kBucketBits>(block_count, longer ? kNumClasses + size_class : size_class);
         __syncthreads();
-        if (threadIdx.x < kNumClasses && block_count[threadIdx.x] != 0)
-          block_base[threadIdx.x] = atomicAdd(&lists.counters->class_cursor[threadIdx.x], block_count[threadIdx.x]);
+        if (threadIdx.x < kNumClasses) {
+          const std::uint32_t listed_here =
+              block_count[threadIdx.x] + (threadIdx.x < kNumWarpClasses ? block_count[kNumClasses + threadIdx.x] : 0u);
+          if (listed_here != 0)
+            block_base[threadIdx.x] = atomicAdd(&lists.counters->class_cursor[threadIdx.x], listed_here);
+        }
         __syncthreads();
         if (size_class == kClassLarge) {
           const Task large{offsets.begin, std::uint32_t(length), task_flags(false, key_high_bit)};
           push_bucket(lists.buckets[0], 0, large, msd_chunk_items, msd_max_span, lists);
         } else if (size_class != kClassNone) {
-          const std::uint32_t at = region_begin[size_class] + block_base[size_class] + slot;
+          const std::uint32_t at =
+              region_begin[size_class] + block_base[size_class] + (longer ? block_count[size_class] : 0u) + slot;
           lists.class_segments[at] = std::uint32_t(s);
           // Only the one-block classes read window sizes (warp classes take
           // no windows): fixed-16 writes 4 bytes less per segment.

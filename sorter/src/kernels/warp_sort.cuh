@@ -47,12 +47,6 @@ enum class WarpWords {
   narrow,
 };
 
-/// A narrow word's low bits: the position in a range of at most
-/// kWarpSortMax keys; the compared bits above it.
-constexpr int kNarrowWordPositionBits = 7;
-constexpr int kNarrowWordKeyBits = 32 - kNarrowWordPositionBits;
-static_assert(kWarpSortMax <= (1u << kNarrowWordPositionBits), "a warp range's positions fit a narrow word");
-
 /// Whether WORDS sorts in the group shapes of keys with positions (the
 /// policy's ClassShapes<KEY_BYTES, true>: networks) rather than those of
 /// keys alone (merge sorts from 33 keys). Narrow words take keys alone's
