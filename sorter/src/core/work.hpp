@@ -234,13 +234,16 @@ struct PackTable {
   // Shorter ranges never take a window: those the walk sorts, and for some
   // types every warp-class range (Sm90Policy::kKeysOnlyWindowMin).
   std::uint32_t window_min_length;
-  // The longest range that a warp class's short shape sorts (the policy's
-  // Warp::kShortRangeMax), 0 where it has none: classification lists the
-  // class's longer ranges after these, so that a warp's pair fits it.
-  std::uint32_t short_range_max[kNumWarpClasses];
   // Segments of 2..walk_max keys are sorted by the warp kernel's walk over
   // the segments: classification neither lists nor windows them.
   std::uint32_t walk_max;
+};
+
+/// The longest range each warp class's short shape sorts (the policy's
+/// Warp::kShortRanges; a class without one: its tile). classify_scatter lists
+/// a class's longer ranges after these, so that a warp's pair fits it.
+struct WarpShortRanges {
+  std::uint32_t max_length[kNumWarpClasses];
 };
 
 /// Where counts come from and what they may not exceed.

@@ -39,6 +39,15 @@ struct SortCall {
   int multiprocessors;
 };
 
+/// Whether the warp sorts of a call take narrow words (WarpWords::narrow):
+/// 32-bit keys compared on at most kNarrowWordKeyBits bits, where the
+/// policy's Warp takes them. launch_sorts picks the warp kernels by it, and
+/// the pack table prices the warp classes by it.
+template <class Warp>
+constexpr bool warp_sorts_narrow_words(int key_bytes, int compared_bits) {
+  return key_bytes == 4 && Warp::kNarrowWords && compared_bits <= kNarrowWordKeyBits;
+}
+
 /// The launch attribute that groups a grid's blocks into clusters of `ctas`.
 inline cudaLaunchAttribute cluster_attribute(int ctas) {
   cudaLaunchAttribute attribute{};

@@ -71,7 +71,7 @@ template <class Warp, class Bits, class Value>
 WarpWords warp_words(const SortCall& call) {
   const int width = call.end_bit - call.begin_bit;
   if (!kHasValues<Value> && width == int(sizeof(Bits) * 8)) return WarpWords::keys;
-  if (sizeof(Bits) == 4 && Warp::kNarrowWords && width <= kNarrowWordKeyBits) return WarpWords::narrow;
+  if (warp_sorts_narrow_words<Warp>(int(sizeof(Bits)), width)) return WarpWords::narrow;
   return WarpWords::positions;
 }
 

@@ -317,17 +317,16 @@ PackTable call_pack_table(const SortPlan& plan, const BlockClassLimits& limits, 
   static_assert(Policy::kWalkMaxNarrow <= kWalkLongest && Policy::kWalkMaxWide <= kWalkLongest,
                 "the walk kernel sorts segments of up to kWalkLongest keys");
   table.walk_max = Policy::walk_max(key_bytes, int(size_of(plan.value_type)));
-  // The warp sorts' words (launch.cuh, warp_words): pairs of 32-bit keys and
-  // 32-bit values over more bits than narrow words hold take positions, and
-  // with them the class's stable merge for short ranges.
+  // Pairs of 32-bit keys and 32-bit values that the warp sorts do not take
+  // as narrow words (launch.cuh, warp_words) take positions, and with them
+  // the classes' stable merge for short ranges.
   const bool warp_merges_pairs = key_bytes == 4 && size_of(plan.value_type) == 4 &&
                                  Policy::Warp::template kMergePairs<4, 4> &&
-                                 !(Policy::Warp::kNarrowWords && end_bit - begin_bit <= kNarrowWordKeyBits);
+                                 !warp_sorts_narrow_words<typename Policy::Warp>(key_bytes, end_bit - begin_bit);
   const std::uint32_t window_min = keys_alone          ? Policy::kKeysOnlyWindowMin
                                    : warp_merges_pairs ? Policy::kMergedPairsWindowMin
                                                        : 0u;
   table.window_min_length = std::max(window_min, table.walk_max + 1);
-  for (int c = 0; c < kNumWarpClasses; ++c) table.short_range_max[c] = Policy::Warp::kShortRangeMax[c];
   return table;
 }
 
@@ -558,7 +557,7 @@ cudaError_t launch_classification(const SortPlan& plan, const SortCall& call) {
                       call.counts, call.lists);
   if (err != cudaSuccess) return err;
   return launch_kernel(classify_scatter_kernel<Shape, Offset>, blocks, Shape::kThreads, 0, call.stream,
-                       call.programmatic, call.counts, call.lists, call.end_bit,
+                       call.programmatic, call.counts, call.lists, Policy::Warp::kShortRanges, call.end_bit,
                        msd_chunk_items<Policy>(key_bytes, has_values),
                        msd_span_chunks_max<Policy>(key_bytes, has_values));
 }

@@ -271,11 +271,11 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocks)
 
 template <class Shape, class OffsetT>
 __global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocks)
-    classify_scatter_kernel(CountSource src, WorkLists lists, int key_high_bit, std::uint32_t msd_chunk_items,
-                            std::uint32_t msd_max_span) {
+    classify_scatter_kernel(CountSource src, WorkLists lists, WarpShortRanges short_ranges, int key_high_bit,
+                            std::uint32_t msd_chunk_items, std::uint32_t msd_max_span) {
   enter_dependent_kernel();
   // A group's segments of a class go to one slice of its region. In a warp
-  // class with a short shape (PackTable::short_range_max) the longer ranges
+  // class, the ranges longer than its short shape (`short_ranges`)
   // count in buckets of their own (kNumClasses + class) and follow the
   // shorter ones in the slice, so that the warps' pairs of listed ranges
   // mostly fit the short shape together.
@@ -304,8 +304,8 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocks)
         if (!__syncthreads_or(size_class != kClassNone)) return;
         if (threadIdx.x < kBuckets) block_count[threadIdx.x] = 0;
         __syncthreads();
-        const bool longer = size_class >= 0 && size_class < kNumWarpClasses &&
-                            length > src.pack.short_range_max[size_class] && src.pack.short_range_max[size_class] != 0;
+        const bool longer =
+            size_class >= 0 && size_class < kNumWarpClasses && length > short_ranges.max_length[size_class];
         const std::uint32_t slot = count_in_block<kBucketBits>(block_count, longer ? kNumClasses + size_class : size_class);
         __syncthreads();
         if (threadIdx.x < kNumClasses) {
