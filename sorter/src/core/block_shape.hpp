@@ -58,6 +58,7 @@ enum class WarpAlgorithm { bitonic, merge, stable_merge };
 template <int GROUP, int ITEMS, warp::GroupLayout LAYOUT, WarpAlgorithm ALGORITHM = WarpAlgorithm::bitonic>
 struct GroupShape {
   static constexpr int kGroup = GROUP, kItems = ITEMS;
+  static constexpr int kRangeMax = GROUP * ITEMS;  // the longest range a group sorts
   static constexpr warp::GroupLayout kLayout = LAYOUT;
   static constexpr WarpAlgorithm kAlgorithm = ALGORITHM;
   static_assert(ALGORITHM == WarpAlgorithm::bitonic || LAYOUT == warp::GroupLayout::blocked,

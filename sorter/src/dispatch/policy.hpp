@@ -136,12 +136,15 @@ struct Sm90Policy {
         std::conditional_t<CLASS == kClassWarp64,
                            GroupShape<16, KEY_BYTES == 8 ? 4 : 3, kLayout, WarpAlgorithm::stable_merge>, void>>;
     // The longest range each warp class's short shape sorts (PairsShortShape
-    // for 32-bit keys, ShortShape128; the class's tile where no type has
-    // one). A warp sorts its pair of listed ranges in the short shape only
-    // when both fit, so classification lists a class's longer ranges after
-    // its shorter ones. 64-bit keys' 33..64 shape holds all 64.
+    // for 32-bit keys; ShortShape128 and the other types' short shapes
+    // agree, below; the class's tile where no type has one). A warp sorts
+    // its pair of listed ranges in the short shape only when both fit, so
+    // classification lists a class's longer ranges after its shorter ones.
+    // 64-bit keys' 33..64 shape holds all 64.
     static constexpr WarpShortRanges kShortRanges = {
-        {warp_class_tile(kClassWarp8), warp_class_tile(kClassWarp16), warp_class_tile(kClassWarp32), 48, 112}};
+        {warp_class_tile(kClassWarp8), warp_class_tile(kClassWarp16), warp_class_tile(kClassWarp32),
+         std::uint32_t(PairsShortShape<kClassWarp64, 4>::kRangeMax),
+         std::uint32_t(PairsShortShape<kClassWarp128, 4>::kRangeMax)}};
     // Classes sorted by a kernel of their own (warp_class_kernel, launched
     // after the list kernel and overlapping it) instead of the list kernel.
     // Same-run A/Bs on the H200 against the list kernel taking 65..128
@@ -202,15 +205,10 @@ struct Sm90Policy {
   template <class Shapes>
   static constexpr bool kEndsAtWarpSortMax =
       std::tuple_size_v<Shapes> == kNumWarpClasses &&
-      std::tuple_element_t<kClassWarp128, Shapes>::kGroup * std::tuple_element_t<kClassWarp128, Shapes>::kItems ==
-          kWarpSortMax;
-  template <class Shape>
-  static constexpr std::uint32_t kShapeRange = Shape::kGroup * Shape::kItems;
-  static_assert(kShapeRange<Warp::PairsShortShape<kClassWarp64, 4>> == Warp::kShortRanges.max_length[kClassWarp64] &&
-                    kShapeRange<Warp::PairsShortShape<kClassWarp128, 4>> == Warp::kShortRanges.max_length[kClassWarp128] &&
-                    kShapeRange<Warp::PairsShortShape<kClassWarp128, 8>> == Warp::kShortRanges.max_length[kClassWarp128] &&
-                    kShapeRange<Warp::ShortShape128<4, false>> == Warp::kShortRanges.max_length[kClassWarp128],
-                "the split of the warp classes' lists is their short shapes' length");
+      std::tuple_element_t<kClassWarp128, Shapes>::kRangeMax == int(kWarpSortMax);
+  static_assert(Warp::PairsShortShape<kClassWarp128, 8>::kRangeMax == int(Warp::kShortRanges.max_length[kClassWarp128]) &&
+                    Warp::ShortShape128<4, false>::kRangeMax == int(Warp::kShortRanges.max_length[kClassWarp128]),
+                "the split of the warp classes' lists is every type's short shape's length");
   static_assert(kEndsAtWarpSortMax<Warp::ClassShapes<4, false>> && kEndsAtWarpSortMax<Warp::ClassShapes<4, true>> &&
                     kEndsAtWarpSortMax<Warp::ClassShapes<8, true>>,
                 "the last warp class ends at kWarpSortMax");

@@ -178,7 +178,6 @@ __device__ __forceinline__ void write_sorted_task(const SortData<Bits, Value>& d
 }
 
 /// block::BlockSort path.
-constexpr int log2_of(int v) { return v <= 1 ? 0 : 1 + log2_of(v >> 1); }
 
 /// Index of the last window segment starting at or before tile position p
 /// (offsets: the window's segments + 1 relative offsets).

@@ -17,15 +17,17 @@ namespace tilesort {
 namespace detail {
 
 /// Lanes of the warp with the same size class (or list bucket, below) as
-/// this lane. Neighbouring segments usually share a class, so per-class
-/// shared counters are bumped once per warp and class instead of once per
-/// segment (which would serialise up to 256 atomics on one address).
-template <int CODE_BITS>
+/// this lane, of BUCKETS (kClassNone too). Neighbouring segments usually
+/// share a class, so per-class shared counters are bumped once per warp and
+/// class instead of once per segment (which would serialise up to 256
+/// atomics on one address).
+template <int BUCKETS>
 __device__ __forceinline__ std::uint32_t lanes_with_class(int size_class) {
+  constexpr int kCodeBits = log2_of(BUCKETS) + 1;  // codes 0 (kClassNone) .. BUCKETS
   const std::uint32_t code = std::uint32_t(size_class + 1);
   std::uint32_t peers = 0xffffffffu;
 #pragma unroll
-  for (int b = 0; b < CODE_BITS; ++b) {
+  for (int b = 0; b < kCodeBits; ++b) {
     const bool set = (code >> b) & 1u;
     const std::uint32_t lanes_set = __ballot_sync(0xffffffffu, set);
     peers &= set ? lanes_set : ~lanes_set;
@@ -33,16 +35,14 @@ __device__ __forceinline__ std::uint32_t lanes_with_class(int size_class) {
   return peers;
 }
 
-/// Adds this lane's segment to the block counter of its class (or list
-/// bucket: classes and kClassNone fit CODE_BITS bits as size_class + 1);
-/// returns the segment's slot among the block's segments of that class (in
-/// lane order).
-template <int CODE_BITS = 4>
+/// Adds this lane's segment to the block counter of its class (or of its
+/// list bucket, one of BUCKETS counters); returns the segment's slot among
+/// the block's segments of that class (in lane order).
+template <int BUCKETS = kNumClasses>
 __device__ __forceinline__ std::uint32_t count_in_block(std::uint32_t* block_counts, int size_class) {
-  static_assert(kNumClasses + 1 <= (1 << CODE_BITS), "classes (and kClassNone) fit the code");
   // Whole warps of walked (or empty) segments are common and count nothing.
   if (__all_sync(0xffffffffu, size_class == kClassNone)) return 0;
-  const std::uint32_t peers = lanes_with_class<CODE_BITS>(size_class);
+  const std::uint32_t peers = lanes_with_class<BUCKETS>(size_class);
   const int leader = __ffs(peers) - 1;
   std::uint32_t base = 0;
   if (size_class != kClassNone && int(threadIdx.x & 31) == leader)
@@ -280,8 +280,6 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocks)
   // shorter ones in the slice, so that the warps' pairs of listed ranges
   // mostly fit the short shape together.
   constexpr int kBuckets = kNumClasses + kNumWarpClasses;
-  constexpr int kBucketBits = 5;
-  static_assert(kBuckets + 1 <= (1 << kBucketBits), "buckets (and kClassNone) fit the code");
   __shared__ std::uint32_t region_begin[kNumClasses];
   __shared__ std::uint32_t block_count[kBuckets];
   __shared__ std::uint32_t block_base[kNumClasses];
@@ -306,7 +304,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::kMinBlocks)
         __syncthreads();
         const bool longer =
             size_class >= 0 && size_class < kNumWarpClasses && length > short_ranges.max_length[size_class];
-        const std::uint32_t slot = count_in_block<kBucketBits>(block_count, longer ? kNumClasses + size_class : size_class);
+        const std::uint32_t slot = count_in_block<kBuckets>(block_count, longer ? kNumClasses + size_class : size_class);
         __syncthreads();
         if (threadIdx.x < kNumClasses) {
           const std::uint32_t listed_here =

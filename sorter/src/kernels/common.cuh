@@ -53,6 +53,9 @@ struct SortData {
 template <class Bits>
 constexpr Bits kAllOnes = Bits(~Bits(0));
 
+/// floor(log2(v)), 0 for v <= 1.
+constexpr int log2_of(int v) { return v <= 1 ? 0 : 1 + log2_of(v >> 1); }
+
 /// Records the first device-side error; later ones are dropped so the status
 /// names what went wrong first.
 __device__ __forceinline__ void report_error(DeviceStatus* status, StatusCode code, std::uint64_t index,

@@ -355,7 +355,7 @@ __device__ __forceinline__ void warp_sort_class(const SortData<Bits, Value>& dat
   if constexpr (!std::is_void_v<Short>) {
     static_assert(kRanges % kGroupsPerWarp == 0, "the class shape's rounds cover the warp's ranges");
     const Task task = listed_task(std::uint32_t(lane / Short::kGroup));
-    if (__all_sync(0xffffffffu, task.length <= std::uint32_t(Short::kGroup * Short::kItems))) {
+    if (__all_sync(0xffffffffu, task.length <= std::uint32_t(Short::kRangeMax))) {
       warp_sort_task<Short::kGroup, Short::kItems, WORDS, Short::kLayout, Short::kAlgorithm>(
           data, task, lane % Short::kGroup, warp_scratch);
       return;
