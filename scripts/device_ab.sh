@@ -7,7 +7,8 @@
 #
 #   scripts/device_ab.sh OUT_DIR PASSES NAME=BENCH [NAME=BENCH ...] -- BENCH_ARGS...
 #
-# BENCH_ARGS are tilesort-bench's own (a --suite too). Each run writes
+# Run from the repository root, with .gl carried (see below). BENCH_ARGS
+# are tilesort-bench's own (a --suite too). Each run writes
 # OUT_DIR/runs/NAME-PASS.json; the table (scripts/ab_table.py) goes to
 # stdout and OUT_DIR/ab.md.
 set -uo pipefail
@@ -15,6 +16,14 @@ out="$1"; passes="$2"; shift 2
 builds=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do builds+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
+# With interop built the benches link libvulkan.so.1, which a bare machine
+# lacks: install the loader from .gl when carried, and stop before any pass
+# if a bench still cannot load.
+if [ -d .gl ]; then . "$(dirname "$0")/device_vulkan_env.sh" || exit 1; fi
+for build in "${builds[@]}"; do
+  missing=$(ldd "${build#*=}" 2>&1 | grep -E 'not found|No such file')
+  [ -z "$missing" ] || { echo "ab: ${build%%=*} cannot load: $missing (carry .gl with the call)" >&2; exit 1; }
+done
 mkdir -p "$out/runs"
 names=(); for build in "${builds[@]}"; do names+=("${build%%=*}"); done
 # The table is written however the script ends: a `timeout` around it

@@ -26,11 +26,7 @@ set -uo pipefail
 bin="$1"; out="$2"; commit="${3:?usage: device_demo_check.sh BIN_DIR OUT_DIR COMMIT}"
 mkdir -p "$out"; logs="$out/logs"; mkdir -p "$logs"
 summary="$out/summary.txt"; : >"$summary"
-if [ -d .gl ]; then
-  for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-  export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
-fi
+if [ -d .gl ]; then . "$(dirname "$0")/device_vulkan_env.sh" || exit 1; fi
 export LD_LIBRARY_PATH="$bin/lib:${LD_LIBRARY_PATH:-}"
 unset DISPLAY WAYLAND_DISPLAY
 start=$(date +%s)

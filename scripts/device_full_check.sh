@@ -11,9 +11,7 @@
 # Carry the archive and .gl with the call.
 set -u
 archive="$1"; sha="$2"
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export __EGL_VENDOR_LIBRARY_FILENAMES=/usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json
+. "$(dirname "$0")/device_vulkan_env.sh" || exit 1
 bin=/tmp/tsbin; mkdir -p $bin && xz -d -c "$archive" | tar xf - -C $bin
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$OUT/smi.txt" 2>&1
 bash scripts/device_check.sh $bin "$OUT" "$sha"
