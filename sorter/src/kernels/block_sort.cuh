@@ -178,7 +178,6 @@ __device__ __forceinline__ void write_sorted_task(const SortData<Bits, Value>& d
 }
 
 /// block::BlockSort path.
-
 /// Index of the last window segment starting at or before tile position p
 /// (offsets: the window's segments + 1 relative offsets).
 __device__ __forceinline__ std::uint32_t window_segment_at(const std::uint32_t* offsets, std::uint32_t segments,
@@ -241,7 +240,7 @@ __device__ __forceinline__ void block_sort_task_bitonic(const SortData<Bits, Val
                                                                       !Sorter::kSortsKeyWords));
   constexpr bool kPlainCapable = Sorter::kSortsKeyWords && RANGE != KeyRange::partial;
   constexpr bool kNarrowWindowCapable = Sorter::kSortsNarrowWindows && RANGE == KeyRange::partial;
-  constexpr int kPositionBits = log2_of(Shape::kTileItems);
+  constexpr int kPositionBits = thread::log2_floor(Shape::kTileItems);
   static_assert((1 << kPositionBits) == Shape::kTileItems, "bitonic tiles are powers of two");
   // Set under `if constexpr` but tested with a plain `if` on purpose: the
   // more direct forms (a constexpr-guarded branch, or folding the test into

@@ -23,7 +23,7 @@ namespace detail {
 /// atomics on one address).
 template <int BUCKETS>
 __device__ __forceinline__ std::uint32_t lanes_with_class(int size_class) {
-  constexpr int kCodeBits = log2_of(BUCKETS) + 1;  // codes 0 (kClassNone) .. BUCKETS
+  constexpr int kCodeBits = thread::log2_floor(BUCKETS) + 1;  // codes 0 (kClassNone) .. BUCKETS
   const std::uint32_t code = std::uint32_t(size_class + 1);
   std::uint32_t peers = 0xffffffffu;
 #pragma unroll

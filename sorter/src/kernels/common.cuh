@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "core/work.hpp"
+#include "tilesort/thread/int_math.cuh"
 #include "tilesort/thread/key_codec.cuh"
 #include "tilesort/warp/warp_match.cuh"
 
@@ -52,9 +53,6 @@ struct SortData {
 
 template <class Bits>
 constexpr Bits kAllOnes = Bits(~Bits(0));
-
-/// floor(log2(v)), 0 for v <= 1.
-constexpr int log2_of(int v) { return v <= 1 ? 0 : 1 + log2_of(v >> 1); }
 
 /// Records the first device-side error; later ones are dropped so the status
 /// names what went wrong first.

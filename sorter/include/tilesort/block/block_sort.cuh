@@ -31,15 +31,13 @@
 #include <type_traits>
 
 #include "tilesort/types.hpp"
+#include "tilesort/thread/int_math.cuh"
 #include "tilesort/thread/sort_word.cuh"
 
 namespace tilesort {
 
 namespace block {
 namespace detail {
-
-constexpr int log2_exact(int v) { return v <= 1 ? 0 : 1 + log2_exact(v >> 1); }
-constexpr bool is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /// Shifted-diagonal address of tile index i: one padding word per row of 32.
 __device__ __forceinline__ int padded_index(int i) { return i + (i >> 5); }
@@ -79,13 +77,13 @@ __device__ __forceinline__ Word load_word(const std::uint32_t* planes, int index
 /// comment. `planes` holds Word::kPlanes * kStride 32-bit words.
 template <int THREADS, int ITEMS, class Word>
 struct BitonicNetwork {
-  static constexpr int kLogItems = log2_exact(ITEMS);
-  static constexpr int kLogTile = log2_exact(THREADS * ITEMS);
-  static constexpr int kLaneBits = log2_exact(THREADS < 32 ? THREADS : 32);
+  static constexpr int kLogItems = thread::log2_floor(ITEMS);
+  static constexpr int kLogTile = thread::log2_floor(THREADS * ITEMS);
+  static constexpr int kLaneBits = thread::log2_floor(THREADS < 32 ? THREADS : 32);
   static constexpr int kWarpBit0 = kLogItems + kLaneBits;  // first index bit that is a warp bit
   static constexpr int kStride = THREADS * ITEMS + THREADS * ITEMS / 32;  // padded plane length
 
-  static_assert(is_pow2(THREADS) && is_pow2(ITEMS), "BLOCK_THREADS and ITEMS_PER_THREAD: powers of two");
+  static_assert(thread::is_pow2(THREADS) && thread::is_pow2(ITEMS), "BLOCK_THREADS and ITEMS_PER_THREAD: powers of two");
   static_assert(ITEMS <= 32, "ITEMS_PER_THREAD <= 32 (the conflict-free layout needs it)");
   static_assert(THREADS >= 32, "BLOCK_THREADS >= 32 (whole warps; use WarpSort below that)");
   static_assert(THREADS == 32 || ITEMS >= 2, "more than one warp needs ITEMS_PER_THREAD >= 2");
