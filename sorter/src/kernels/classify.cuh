@@ -16,33 +16,18 @@
 namespace tilesort {
 namespace detail {
 
-/// Lanes of the warp with the same size class (or list bucket, below) as
-/// this lane, of BUCKETS (kClassNone too). Neighbouring segments usually
-/// share a class, so per-class shared counters are bumped once per warp and
-/// class instead of once per segment (which would serialise up to 256
-/// atomics on one address).
-template <int BUCKETS>
-__device__ __forceinline__ std::uint32_t lanes_with_class(int size_class) {
-  constexpr int kCodeBits = thread::log2_floor(BUCKETS) + 1;  // codes 0 (kClassNone) .. BUCKETS
-  const std::uint32_t code = std::uint32_t(size_class + 1);
-  std::uint32_t peers = 0xffffffffu;
-#pragma unroll
-  for (int b = 0; b < kCodeBits; ++b) {
-    const bool set = (code >> b) & 1u;
-    const std::uint32_t lanes_set = __ballot_sync(0xffffffffu, set);
-    peers &= set ? lanes_set : ~lanes_set;
-  }
-  return peers;
-}
-
 /// Adds this lane's segment to the block counter of its class (or of its
 /// list bucket, one of BUCKETS counters); returns the segment's slot among
-/// the block's segments of that class (in lane order).
+/// the block's segments of that class (in lane order). Neighbouring segments
+/// usually share a class, so a counter is bumped once per warp and class
+/// instead of once per segment (which would serialise up to 256 atomics on
+/// one address).
 template <int BUCKETS = kNumClasses>
 __device__ __forceinline__ std::uint32_t count_in_block(std::uint32_t* block_counts, int size_class) {
   // Whole warps of walked (or empty) segments are common and count nothing.
   if (__all_sync(0xffffffffu, size_class == kClassNone)) return 0;
-  const std::uint32_t peers = lanes_with_class<BUCKETS>(size_class);
+  constexpr int kCodeBits = thread::log2_floor(BUCKETS) + 1;  // codes 0 (kClassNone) .. BUCKETS
+  const std::uint32_t peers = warp::lanes_with_equal_bits<kCodeBits>(std::uint32_t(size_class + 1));
   const int leader = __ffs(peers) - 1;
   std::uint32_t base = 0;
   if (size_class != kClassNone && int(threadIdx.x & 31) == leader)
