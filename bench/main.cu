@@ -76,6 +76,7 @@ struct Options {
   bool bounded_plan = false;                // --bounded-plan: tilesort's plan names the longest segment
   bool timeline = false;                    // --timeline: one traced tilesort call per row
   bool graph = false;                       // --graph: every method timed as a CUDA graph replay
+  bool cold_l2 = false;                     // --cold-l2: L2 overwritten after each input restore
   bool sweep = false;
   SweepOptions sweep_options;
   std::vector<const Variant*> variants;
@@ -137,6 +138,8 @@ void print_usage(std::FILE* to) {
                "  --graph                capture each method's call into a CUDA graph once and time graph\n"
                "                         launches (as a renderer that captures its frame runs it: no\n"
                "                         per-kernel host launch cost)\n"
+               "  --cold-l2              after each input restore, overwrite twice the L2's size, so no\n"
+               "                         call starts with part of its input in L2 (default: it does)\n"
                "  --variants LIST        default all: %s\n"
                "                         (key-value; u32-none = u32 keys only); also by name, outside\n"
                "                         'all': %s (double keys)\n"
@@ -303,6 +306,8 @@ Options parse_options(int argc, char** argv) {
       o.bounded_plan = true;
     } else if (flag == "--graph") {
       o.graph = true;
+    } else if (flag == "--cold-l2") {
+      o.cold_l2 = true;
     } else if (flag == "--variants") {
       o.variants = parse_variants(value());
     } else if (flag == "--sweep") {
@@ -358,6 +363,7 @@ Options parse_options(int argc, char** argv) {
       usage_error("--key-bits and --zero-keys apply to --workloads and --segments, not to --sweep");
     if (o.timeline) usage_error("--timeline applies to --workloads, --segments and --suite binning, not to --sweep");
     if (o.graph) usage_error("--graph applies to --workloads and --segments, not to --sweep");
+    if (o.cold_l2) usage_error("--cold-l2 applies to --workloads and --segments, not to --sweep");
     shared.finish_sweep();
     if (!out_given) o.out = kDefaultSweepOut;
     o.sweep_options.bounded_plan = o.bounded_plan;
@@ -572,6 +578,14 @@ int run(int argc, char** argv) {
   measure_options.reps = options.reps;
   measure_options.warmup = options.warmup;
   measure_options.graph = options.graph;
+  DeviceBuffer l2_evict;  // --cold-l2
+  if (options.cold_l2) {
+    int device = 0, l2_bytes = 0;
+    BENCH_CUDA_CHECK(cudaGetDevice(&device));
+    BENCH_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
+    l2_evict = DeviceBuffer(2 * std::size_t(l2_bytes));
+    measure_options.l2_evict = &l2_evict;
+  }
 
   for (std::size_t wi = 0; wi < workload_count(options); ++wi) {
     auto t = std::chrono::steady_clock::now();
@@ -636,9 +650,12 @@ int run(int argc, char** argv) {
       "u32-u32-16bit: u32 keys in [0, 2^16) with u32 values, sorted over bits [0, 16) (tilesort's begin_bit / "
       "end_bit, and CUB's where the API has them); the x-copy floor is the same bytes as u32-u32. u32-none-16bit: "
       "the same keys alone, floor as u32-none.",
-      "Before every run (verified, warm-up and timed) the unsorted input is restored with one device-to-device "
-      "copy from a pristine buffer and out-of-place outputs are filled with 0xFF, outside the timed region. "
-      "As in ANCHORS.md this leaves part of the input in L2.",
+      std::string("Before every run (verified, warm-up and timed) the unsorted input is restored with one "
+                  "device-to-device copy from a pristine buffer and out-of-place outputs are filled with 0xFF, "
+                  "outside the timed region. ") +
+          (options.cold_l2 ? "--cold-l2: after the restore, twice the L2's size is written elsewhere, so no call "
+                             "starts with its input in L2."
+                           : "As in ANCHORS.md this leaves part of the input in L2."),
       "Verification (once per row, before timing): each segment's keys equal the host std::sort of its input keys; "
       "each value is an input position of its own segment, appears once, and carries its input key; methods "
       "that promise stability (tilesort, CUB radix sorts) must keep equal keys in input order. A row that fails "

@@ -176,9 +176,14 @@ Row measure(const MethodInfo& info, const DeviceProblem& device, const HostProbl
     const cudaError_t err = cudaGraphLaunch(captured.exec, stream);
     return err == cudaSuccess ? std::string() : cuda_error_text(err, "cudaGraphLaunch");
   };
+  const auto evict_l2 = [&] {
+    if (options.l2_evict != nullptr)
+      BENCH_CUDA_CHECK(cudaMemsetAsync(options.l2_evict->get(), 0x5a, options.l2_evict->bytes(), stream));
+  };
   auto run_once = [&](EventTimer* timer) -> std::string {
     device.restore_input(stream);
     method->prepare_run(stream);
+    evict_l2();
     if (timer != nullptr) timer->start(stream);
     std::string error = enqueue();
     if (timer != nullptr) timer->stop(stream);
@@ -269,6 +274,7 @@ Row measure(const MethodInfo& info, const DeviceProblem& device, const HostProbl
     const auto prepare = [&] {
       device.restore_input(stream);
       method->prepare_run(stream);
+      evict_l2();
       BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
     };
     const std::string title = row.workload + ", " + row.variant + ": " + row.method + (options.graph ? " (graph)" : "");

@@ -81,6 +81,9 @@ struct MeasureOptions {
   /// --timeline: after the timed runs, one more run traced (timeline_trace.hpp)
   /// and appended here with the row's median beside it.
   std::vector<CallTimeline>* timelines = nullptr;
+  /// --cold-l2: written whole after every input restore (twice the L2's
+  /// size), so each run starts with none of its input in L2.
+  const DeviceBuffer* l2_evict = nullptr;
 };
 
 /// Verifies, warms up and times one method; returns `row` filled in.

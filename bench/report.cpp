@@ -249,10 +249,15 @@ std::string render_json(const RunInfo& info, const std::vector<WorkloadInfo>& wo
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     std::optional<double> ms, ms_min, ms_max;
+    std::string ms_runs = "[]";
     if (r.ms) {
       ms = r.ms->median;
       ms_min = r.ms->min;
       ms_max = r.ms->max;
+      ms_runs = "[";
+      for (std::size_t k = 0; k < r.ms->runs.size(); ++k)
+        ms_runs += (k ? ", " : "") + json_number(double(r.ms->runs[k]));
+      ms_runs += "]";
     }
     js << "    {\"workload\": " << json_string(r.workload) << ", \"variant\": " << json_string(r.variant)
        << ", \"method\": " << json_string(r.method) << ", \"key\": " << json_string(r.key)
@@ -261,7 +266,8 @@ std::string render_json(const RunInfo& info, const std::vector<WorkloadInfo>& wo
        << ", \"speedup_vs_best_cub\": " << json_number(r.speedup_vs_best_cub) << ", \"items\": " << r.items
        << ", \"segments\": " << r.segments << ", \"verified\": " << bool_json(r.verified)
        << ", \"status\": " << json_string(to_string(r.status)) << ", \"ms_min\": " << json_number(ms_min)
-       << ", \"ms_max\": " << json_number(ms_max) << ", \"note\": " << json_string(r.note) << "}"
+       << ", \"ms_max\": " << json_number(ms_max) << ", \"ms_runs\": " << ms_runs
+       << ", \"note\": " << json_string(r.note) << "}"
        << (i + 1 < rows.size() ? "," : "") << "\n";
   }
   js << "  ],\n";

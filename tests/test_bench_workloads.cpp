@@ -442,6 +442,31 @@ TEST(BenchSweepReport, WritesMarkdownCsvJsonAndSvg) {
   }
 }
 
+TEST(BenchReport, JsonKeepsEveryRunInOrder) {
+  // A row whose calls take one of two times: the median hides it, the runs
+  // (in the order taken) show it.
+  const Stats st = summarize({0.30f, 0.25f, 0.31f, 0.25f, 0.26f});
+  EXPECT_DOUBLE_EQ(st.median, double(0.26f));
+  EXPECT_DOUBLE_EQ(st.min, double(0.25f));
+  EXPECT_DOUBLE_EQ(st.max, double(0.31f));
+  ASSERT_EQ(st.runs.size(), 5u);
+  EXPECT_FLOAT_EQ(st.runs[0], 0.30f);
+  EXPECT_FLOAT_EQ(st.runs[4], 0.26f);
+  Row ok;
+  ok.workload = "fixed:96";
+  ok.variant = "u32-u32";
+  ok.method = "tilesort";
+  ok.status = RowStatus::ok;
+  ok.ms = summarize({0.5f, 0.25f});
+  Row failed = ok;
+  failed.method = "copy";
+  failed.status = RowStatus::failed;
+  failed.ms.reset();
+  const std::string json = render_json(RunInfo{}, {}, {ok, failed});
+  EXPECT_NE(json.find("\"ms_runs\": [0.5, 0.25]"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"ms_runs\": []"), std::string::npos) << json;
+}
+
 TEST(BenchPlot, LabelsAndLonePoints) {
   EXPECT_EQ(power_of_two_label(1), "1");
   EXPECT_EQ(power_of_two_label(512), "512");
