@@ -132,7 +132,7 @@ __host__ __device__ constexpr std::uint32_t msd_span_chunks_max(int key_bytes, b
 struct Counters {
   std::uint32_t class_count[kNumClasses];
   std::uint32_t class_cursor[kNumClasses];
-  std::uint32_t class_ticket[kNumClasses];  // next task of a one-block class kernel (dynamic assignment)
+  std::uint32_t class_ticket[kNumClasses];  // next task of a class kernel: one-block, or a warp class's own
   std::uint32_t child_count[kNumChildLists];  // ranges produced by MSD rounds, per list
   std::uint32_t fallback_count;  // buckets still too large after the rounds
   std::uint32_t bucket_count[kMaxMsdRoundsAny];

@@ -497,7 +497,11 @@ constexpr int warp_class_min_blocks() {
 /// A warp class with a kernel of its own (Tuning::own_kernel): its code,
 /// registers and shared scratch apart from the list kernel's. It overlaps
 /// the list kernel, which waited for everything before it, as the one-block
-/// classes do: its ranges are its own.
+/// classes do: its ranges are its own. So, as theirs, its tasks go by
+/// ticket (Tuning::kClassTasksPerTicket at a time), not by warp index: the
+/// list kernel's persistent grid holds SM slots until the kernels before it
+/// end, so part of this grid is placed late, and a fixed share would leave
+/// those blocks' tasks for the end.
 template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 __global__ void __launch_bounds__(Tuning::kThreads, (warp_class_min_blocks<Tuning, WORDS, Bits>()))
     warp_class_kernel(SortData<Bits, Value> data, WorkLists lists) {
@@ -510,10 +514,17 @@ __global__ void __launch_bounds__(Tuning::kThreads, (warp_class_min_blocks<Tunin
     const std::uint32_t region = class_region_begin(*lists.counters, CLASS);
     const std::uint32_t count = lists.counters->class_count[CLASS];
     const std::uint32_t warp_tasks = (count + kRanges - 1) / kRanges;
-    const std::uint32_t warp_id = (blockIdx.x * Tuning::kThreads + threadIdx.x) / 32;
-    const std::uint32_t num_warps = gridDim.x * (Tuning::kThreads / 32);
-    for (std::uint32_t v = warp_id; v < warp_tasks; v += num_warps)
-      warp_sort_class<Tuning, CLASS, WORDS>(data, lists, region, count, v, merge_scratch[threadIdx.x / 32]);
+    constexpr std::uint32_t kPerTicket = Tuning::kClassTasksPerTicket;
+    // An empty class (most calls) takes no ticket.
+    while (warp_tasks != 0) {
+      std::uint32_t first = 0;
+      if ((threadIdx.x & 31) == 0) first = atomicAdd(&lists.counters->class_ticket[CLASS], 1u) * kPerTicket;
+      first = __shfl_sync(0xffffffffu, first, 0);
+      if (first >= warp_tasks) break;
+      const std::uint32_t end = first + kPerTicket < warp_tasks ? first + kPerTicket : warp_tasks;
+      for (std::uint32_t v = first; v < end; ++v)
+        warp_sort_class<Tuning, CLASS, WORDS>(data, lists, region, count, v, merge_scratch[threadIdx.x / 32]);
+    }
   }
   leave_overlapped_kernel();
 }
