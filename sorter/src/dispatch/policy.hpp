@@ -171,13 +171,16 @@ struct Sm90Policy {
     // 0.265 -> 0.325, u32 pairs fixed-96 0.253 -> 0.256; only 16-bit pairs
     // gained (fixed-96 0.241 -> 0.237, fixed-112 0.214 -> 0.209).
     static constexpr int kClassKeysMinBlocks = 6;
-    // Consecutive warp tasks (a warp's ranges) per ticket in a warp class's
-    // own kernel. Its calls of 80..112-key u32 pairs took one of two modes
-    // about 20% apart when warps took tasks by index, the cold L2 or not
-    // (H100, bench/results/h100-2026-12-07-726d1f8-modes.md); two tasks a
-    // ticket halve the atomics on the one counter (about 100K warp tasks at
-    // fixed:80) and leave at most two for the end.
+    // A warp class's own kernel hands out its warp tasks (a warp's ranges)
+    // by ticket, guided: a ticket takes 1/kClassTicketShare of a warp's
+    // share of the tasks left, and at least kClassTasksPerTicket. Its calls
+    // of 80..112-key u32 pairs took one of two modes about 20% apart when
+    // warps took tasks by index, the cold L2 or not (H100, bench/results/
+    // h100-2026-12-07-726d1f8-modes.md). Two tasks a ticket removed them,
+    // but keys alone (48 warps per SM, cheap tasks) lost 6-10% at 72..112
+    // keys on the atomics of the one counter (about 58K tickets at fixed:72).
     static constexpr std::uint32_t kClassTasksPerTicket = 2;
+    static constexpr std::uint32_t kClassTicketShare = 2;
     // The walk's shapes for keys of KEY_BYTES and values of VALUE_BYTES (0:
     // none).
     template <int KEY_BYTES, int VALUE_BYTES>

@@ -514,16 +514,27 @@ __global__ void __launch_bounds__(Tuning::kThreads, (warp_class_min_blocks<Tunin
     const std::uint32_t region = class_region_begin(*lists.counters, CLASS);
     const std::uint32_t count = lists.counters->class_count[CLASS];
     const std::uint32_t warp_tasks = (count + kRanges - 1) / kRanges;
-    constexpr std::uint32_t kPerTicket = Tuning::kClassTasksPerTicket;
-    // An empty class (most calls) takes no ticket.
-    while (warp_tasks != 0) {
-      std::uint32_t first = 0;
-      if ((threadIdx.x & 31) == 0) first = atomicAdd(&lists.counters->class_ticket[CLASS], 1u) * kPerTicket;
+    // Guided self-scheduling: a ticket takes 1/kClassTicketShare of a warp's
+    // share of what is left (estimated from the warp's own last ticket,
+    // which only overestimates), at least kClassTasksPerTicket. Early tickets
+    // are large, so few atomics meet on the one counter; the last are small,
+    // so no warp is left with much at the end.
+    const std::uint32_t num_warps = gridDim.x * (Tuning::kThreads / 32);
+    std::uint32_t left = warp_tasks;
+    while (left != 0) {
+      std::uint32_t first = 0, size = 0;
+      if ((threadIdx.x & 31) == 0) {
+        const std::uint32_t guided = left / (num_warps * Tuning::kClassTicketShare);
+        size = guided > Tuning::kClassTasksPerTicket ? guided : Tuning::kClassTasksPerTicket;
+        first = atomicAdd(&lists.counters->class_ticket[CLASS], size);
+      }
       first = __shfl_sync(0xffffffffu, first, 0);
+      size = __shfl_sync(0xffffffffu, size, 0);
       if (first >= warp_tasks) break;
-      const std::uint32_t end = first + kPerTicket < warp_tasks ? first + kPerTicket : warp_tasks;
+      const std::uint32_t end = first + size < warp_tasks ? first + size : warp_tasks;
       for (std::uint32_t v = first; v < end; ++v)
         warp_sort_class<Tuning, CLASS, WORDS>(data, lists, region, count, v, merge_scratch[threadIdx.x / 32]);
+      left = warp_tasks - end;
     }
   }
   leave_overlapped_kernel();
