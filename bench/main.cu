@@ -386,6 +386,7 @@ Options parse_options(int argc, char** argv) {
 struct Device {
   std::string summary;
   std::vector<std::pair<std::string, std::string>> details;
+  std::size_t l2_bytes = 0;
 };
 
 /// Exits with a clear message when no CUDA device can be used.
@@ -426,6 +427,7 @@ Device open_device() {
       {"cub", std::to_string(CUB_MAJOR_VERSION) + "." + std::to_string(CUB_MINOR_VERSION) + "." +
                   std::to_string(CUB_SUBMINOR_VERSION)},
   };
+  d.l2_bytes = std::size_t(prop.l2CacheSize);
   return d;
 }
 
@@ -580,10 +582,7 @@ int run(int argc, char** argv) {
   measure_options.graph = options.graph;
   DeviceBuffer l2_evict;  // --cold-l2
   if (options.cold_l2) {
-    int device = 0, l2_bytes = 0;
-    BENCH_CUDA_CHECK(cudaGetDevice(&device));
-    BENCH_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-    l2_evict = DeviceBuffer(2 * std::size_t(l2_bytes));
+    l2_evict = DeviceBuffer(2 * gpu.l2_bytes);
     measure_options.l2_evict = &l2_evict;
   }
 

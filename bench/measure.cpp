@@ -176,14 +176,16 @@ Row measure(const MethodInfo& info, const DeviceProblem& device, const HostProbl
     const cudaError_t err = cudaGraphLaunch(captured.exec, stream);
     return err == cudaSuccess ? std::string() : cuda_error_text(err, "cudaGraphLaunch");
   };
-  const auto evict_l2 = [&] {
+  // Before every run, untimed: the unsorted input back, the method's own
+  // preparation, and with --cold-l2 the L2 overwritten.
+  const auto prepare_input = [&] {
+    device.restore_input(stream);
+    method->prepare_run(stream);
     if (options.l2_evict != nullptr)
       BENCH_CUDA_CHECK(cudaMemsetAsync(options.l2_evict->get(), 0x5a, options.l2_evict->bytes(), stream));
   };
   auto run_once = [&](EventTimer* timer) -> std::string {
-    device.restore_input(stream);
-    method->prepare_run(stream);
-    evict_l2();
+    prepare_input();
     if (timer != nullptr) timer->start(stream);
     std::string error = enqueue();
     if (timer != nullptr) timer->stop(stream);
@@ -197,8 +199,7 @@ Row measure(const MethodInfo& info, const DeviceProblem& device, const HostProbl
       fail(row, error);
       return row;
     }
-    device.restore_input(stream);
-    method->prepare_run(stream);
+    prepare_input();
     BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
     if (std::string error = captured.capture(stream, [&] { return method->run(stream); }); !error.empty()) {
       // tilesort promises capture; another method that cannot be captured
@@ -272,9 +273,7 @@ Row measure(const MethodInfo& info, const DeviceProblem& device, const HostProbl
   if (options.timelines != nullptr) {
     std::string error;
     const auto prepare = [&] {
-      device.restore_input(stream);
-      method->prepare_run(stream);
-      evict_l2();
+      prepare_input();
       BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
     };
     const std::string title = row.workload + ", " + row.variant + ": " + row.method + (options.graph ? " (graph)" : "");
