@@ -171,16 +171,14 @@ struct Sm90Policy {
     // 0.265 -> 0.325, u32 pairs fixed-96 0.253 -> 0.256; only 16-bit pairs
     // gained (fixed-96 0.241 -> 0.237, fixed-112 0.214 -> 0.209).
     static constexpr int kClassKeysMinBlocks = 6;
-    // A warp class's own kernel hands out its warp tasks (a warp's ranges)
-    // by ticket, guided: a ticket takes 1/kClassTicketShare of a warp's
-    // share of the tasks left, and at least kClassTasksPerTicket. Its calls
-    // of 80..112-key u32 pairs took one of two modes about 20% apart when
-    // warps took tasks by index, the cold L2 or not (H100, bench/results/
-    // h100-2026-12-07-726d1f8-modes.md). Two tasks a ticket removed them,
-    // but keys alone (48 warps per SM, cheap tasks) lost 6-10% at 72..112
-    // keys on the atomics of the one counter (about 58K tickets at fixed:72).
+    // Consecutive warp tasks (a warp's ranges) per ticket in a warp class's
+    // own kernel, after each warp's first task (its index). Its calls of
+    // 80..112-key u32 pairs took one of two modes about 20% apart when
+    // warps took every task by index, the cold L2 or not (H100,
+    // bench/results/h100-2026-12-07-726d1f8-modes.md). Same-run A/B of
+    // tickets for every task (H100, h100-2026-12-07-e9c8332-ab.md): two or
+    // eight a ticket, or a guided share, made no difference to one another.
     static constexpr std::uint32_t kClassTasksPerTicket = 2;
-    static constexpr std::uint32_t kClassTicketShare = 2;
     // The walk's shapes for keys of KEY_BYTES and values of VALUE_BYTES (0:
     // none).
     template <int KEY_BYTES, int VALUE_BYTES>

@@ -497,44 +497,45 @@ constexpr int warp_class_min_blocks() {
 /// A warp class with a kernel of its own (Tuning::own_kernel): its code,
 /// registers and shared scratch apart from the list kernel's. It overlaps
 /// the list kernel, which waited for everything before it, as the one-block
-/// classes do: its ranges are its own. So, as theirs, its tasks go by
-/// ticket (Tuning::kClassTasksPerTicket at a time), not by warp index: the
-/// list kernel's persistent grid holds SM slots until the kernels before it
-/// end, so part of this grid is placed late, and a fixed share would leave
-/// those blocks' tasks for the end.
+/// classes do: its ranges are its own. A warp's first task is its index;
+/// the rest go by ticket (Tuning::kClassTasksPerTicket at a time). By index
+/// alone, blocks of this grid that are placed late (the list kernel's
+/// persistent grid holds SM slots until the kernels before it end) kept a
+/// fixed share for the end; by ticket alone, every warp of the grid met on
+/// the one counter at its start, tasks or not.
 template <class Tuning, int CLASS, WarpWords WORDS, class Bits, class Value>
 __global__ void __launch_bounds__(Tuning::kThreads, (warp_class_min_blocks<Tuning, WORDS, Bits>()))
     warp_class_kernel(SortData<Bits, Value> data, WorkLists lists) {
   static_assert(Tuning::own_kernel(CLASS), "the list kernel sorts this class");
   enter_overlapped_kernel();
+  constexpr int kWarps = Tuning::kThreads / 32;
   constexpr int kScratchWords = std::max(1, class_scratch_words<Tuning, CLASS, WORDS, Bits, Value>());
-  __shared__ __align__(8) std::uint32_t merge_scratch[Tuning::kThreads / 32][kScratchWords];
+  __shared__ __align__(8) std::uint32_t merge_scratch[kWarps][kScratchWords];
+  // Each warp's next task. In shared memory, not a register: the kernel for
+  // 32-bit keys alone is compiled for 40 registers, and the ticket's state
+  // held in registers across the sort spilled 140 bytes there (ptxas).
+  __shared__ std::uint32_t next_task[kWarps];
   if (!sort_aborted(lists)) {
     constexpr std::uint32_t kRanges = ranges_per_warp<Tuning, CLASS, WORDS, Bits, Value>();
+    constexpr std::uint32_t kPerTicket = Tuning::kClassTasksPerTicket;
     const std::uint32_t region = class_region_begin(*lists.counters, CLASS);
     const std::uint32_t count = lists.counters->class_count[CLASS];
     const std::uint32_t warp_tasks = (count + kRanges - 1) / kRanges;
-    // Guided self-scheduling: a ticket takes 1/kClassTicketShare of a warp's
-    // share of what is left (estimated from the warp's own last ticket,
-    // which only overestimates), at least kClassTasksPerTicket. Early tickets
-    // are large, so few atomics meet on the one counter; the last are small,
-    // so no warp is left with much at the end.
-    const std::uint32_t num_warps = gridDim.x * (Tuning::kThreads / 32);
-    std::uint32_t left = warp_tasks;
-    while (left != 0) {
-      std::uint32_t first = 0, size = 0;
+    const std::uint32_t warp = threadIdx.x / 32;
+    const std::uint32_t num_warps = gridDim.x * kWarps;
+    if ((threadIdx.x & 31) == 0) next_task[warp] = blockIdx.x * kWarps + warp;
+    for (;;) {
+      __syncwarp();
+      const std::uint32_t task = next_task[warp];
+      if (task >= warp_tasks) break;
+      __syncwarp();  // every lane has read it before lane 0 moves it on
       if ((threadIdx.x & 31) == 0) {
-        const std::uint32_t guided = left / (num_warps * Tuning::kClassTicketShare);
-        size = guided > Tuning::kClassTasksPerTicket ? guided : Tuning::kClassTasksPerTicket;
-        first = atomicAdd(&lists.counters->class_ticket[CLASS], size);
+        const std::uint32_t next = task + 1;
+        const bool ticket_done = task < num_warps || (next - num_warps) % kPerTicket == 0;
+        next_task[warp] =
+            ticket_done ? num_warps + atomicAdd(&lists.counters->class_ticket[CLASS], 1u) * kPerTicket : next;
       }
-      first = __shfl_sync(0xffffffffu, first, 0);
-      size = __shfl_sync(0xffffffffu, size, 0);
-      if (first >= warp_tasks) break;
-      const std::uint32_t end = first + size < warp_tasks ? first + size : warp_tasks;
-      for (std::uint32_t v = first; v < end; ++v)
-        warp_sort_class<Tuning, CLASS, WORDS>(data, lists, region, count, v, merge_scratch[threadIdx.x / 32]);
-      left = warp_tasks - end;
+      warp_sort_class<Tuning, CLASS, WORDS>(data, lists, region, count, task, merge_scratch[warp]);
     }
   }
   leave_overlapped_kernel();
