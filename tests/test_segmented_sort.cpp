@@ -1412,6 +1412,34 @@ TEST_F(SanitizerSegmentedSort, WarpMergeClass) {
   }
 }
 
+// The 65..128 class's own kernel hands out tasks beyond one a warp by
+// ticket, its next task in shared memory. WarpMergeClass above has too few
+// segments to reach a ticket: 14,000 segments are 7,000 warp tasks, more
+// than the warps of its grid on a 132-SM GPU (6 blocks of 8 warps per SM
+// for 32-bit keys alone, 4 with values).
+TEST_F(SanitizerSegmentedSort, WarpClassTasksByTicket) {
+  TS_TRACE_SEED();
+  std::vector<std::uint64_t> sizes;
+  for (int i = 0; i < 14000; ++i) {
+    sizes.push_back(65 + rng_() % 64);
+    if (rng_() % 8 == 0) sizes.push_back(rng_() % 2);  // empty and one-key segments between them
+  }
+  struct Kind {
+    KeyType key;
+    ValueType value;
+    Order order;
+  };
+  const Kind kinds[] = {{KeyType::u32, ValueType::none, Order::ascending},
+                        {KeyType::f32, ValueType::b32, Order::descending}};
+  for (const Kind& k : kinds) {
+    SCOPED_TRACE(::testing::Message() << name_of(k.key) << " " << name_of(k.value) << " " << name_of(k.order));
+    const HostCase c = make_case(k.key, k.value, OffsetType::u32, sizes, Dist::few_unique, rng_, 3, 3);
+    RunOptions o;
+    o.order = k.order;
+    ASSERT_NO_FATAL_FAILURE(sort_and_check(stream_, c, o));
+  }
+}
+
 TEST_F(SanitizerSegmentedSort, EmptyInputs) {
   TS_TRACE_SEED();
   const HostCase none = make_case(KeyType::u32, ValueType::b32, OffsetType::u32, {}, Dist::uniform, rng_, 4, 4);
