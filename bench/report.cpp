@@ -201,6 +201,22 @@ std::string render_markdown(const RunInfo& info, const std::vector<WorkloadInfo>
        << " | " << format_ratio(r.speedup_vs_best_cub) << " | " << status_cell(r) << " |\n";
   }
 
+  // Rows whose calls split into two times: the median above shows one.
+  std::vector<const Row*> two_mode;
+  for (const Row& r : rows)
+    if (r.status == RowStatus::ok && r.ms && has_slow_mode(*r.ms)) two_mode.push_back(&r);
+  if (!two_mode.empty()) {
+    md << "\n## Rows with a slow mode\n\n";
+    md << "At least a fifth of the calls (and two) over 1.1x the median of the faster half; every call is in the "
+          "JSON's ms_runs.\n\n";
+    md << "| workload | variant | method | calls | slow calls | min ms | median ms | max ms |\n";
+    md << "|---|---|---|---:|---:|---:|---:|---:|\n";
+    for (const Row* r : two_mode)
+      md << "| " << r->workload << " | " << r->variant << " | " << r->method << " | " << r->ms->runs.size() << " | "
+         << slow_mode_calls(*r->ms) << " | " << format_ms(r->ms->min) << " | " << format_ms(r->ms->median) << " | "
+         << format_ms(r->ms->max) << " |\n";
+  }
+
   md << "\n## Workloads\n\n";
   for (const WorkloadInfo& w : workloads) {
     md << "- **" << w.name << "**: " << with_commas(w.items) << " items, " << with_commas(w.segments)

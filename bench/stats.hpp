@@ -27,4 +27,24 @@ inline Stats summarize(std::vector<float> samples) {
   return s;
 }
 
+/// Calls that took one of two times: how many of the runs are over `factor`
+/// times the median of the faster half. A scheduling fault shows as a share
+/// of calls about 20% slower (the 65..128 class's, bench/results/
+/// h100-2026-12-07-726d1f8-modes.md) while the median stays in one mode.
+inline std::size_t slow_mode_calls(const Stats& s, double factor = 1.1) {
+  std::vector<float> sorted = s.runs;
+  if (sorted.size() < 4) return 0;
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t half = sorted.size() / 2;
+  const double fast = half % 2 == 1 ? sorted[half / 2] : 0.5 * (double(sorted[half / 2 - 1]) + sorted[half / 2]);
+  return std::size_t(std::count_if(sorted.begin(), sorted.end(), [&](float x) { return x > factor * fast; }));
+}
+
+/// A row is flagged as two-mode when at least this share of its calls (and
+/// at least two) are slow by slow_mode_calls: one slow call is noise.
+inline bool has_slow_mode(const Stats& s) {
+  const std::size_t slow = slow_mode_calls(s);
+  return slow >= 2 && 5 * slow >= s.runs.size();
+}
+
 }  // namespace bench

@@ -330,7 +330,7 @@ Row make_test_row(const std::string& workload, const std::string& variant, const
   r.segments = 1;
   r.status = RowStatus::ok;
   r.verified = true;
-  r.ms = Stats{ms, ms, ms};
+  r.ms = Stats{ms, ms, ms, {}};
   return r;
 }
 
@@ -465,6 +465,33 @@ TEST(BenchReport, JsonKeepsEveryRunInOrder) {
   const std::string json = render_json(RunInfo{}, {}, {ok, failed});
   EXPECT_NE(json.find("\"ms_runs\": [0.5, 0.25]"), std::string::npos) << json;
   EXPECT_NE(json.find("\"ms_runs\": []"), std::string::npos) << json;
+}
+
+TEST(BenchReport, FlagsRowsWithASlowMode) {
+  // Four of ten calls about 20% slower: the median sits in the fast mode.
+  const Stats two_modes = summarize({0.25f, 0.30f, 0.25f, 0.26f, 0.31f, 0.25f, 0.30f, 0.25f, 0.26f, 0.30f});
+  EXPECT_EQ(slow_mode_calls(two_modes), 4u);
+  EXPECT_TRUE(has_slow_mode(two_modes));
+  // One slow call in ten is noise; an even spread is no second mode.
+  EXPECT_EQ(slow_mode_calls(summarize({0.25f, 0.25f, 0.26f, 0.25f, 0.31f, 0.25f, 0.26f, 0.25f, 0.25f, 0.26f})), 1u);
+  EXPECT_FALSE(has_slow_mode(summarize({0.25f, 0.25f, 0.26f, 0.25f, 0.31f, 0.25f, 0.26f, 0.25f, 0.25f, 0.26f})));
+  EXPECT_FALSE(has_slow_mode(summarize({0.250f, 0.252f, 0.254f, 0.256f, 0.258f, 0.260f, 0.262f, 0.264f})));
+  EXPECT_EQ(slow_mode_calls(summarize({0.25f, 0.5f, 0.5f})), 0u);  // too few calls to tell
+  Row flagged;
+  flagged.workload = "fixed:96";
+  flagged.variant = "u32-u32";
+  flagged.method = "tilesort";
+  flagged.status = RowStatus::ok;
+  flagged.ms = two_modes;
+  Row steady = flagged;
+  steady.workload = "fixed:128";
+  steady.ms = summarize({0.23f, 0.23f, 0.24f, 0.23f, 0.23f, 0.24f});
+  const std::string md = render_markdown(RunInfo{}, {}, {flagged, steady});
+  const std::size_t section = md.find("## Rows with a slow mode");
+  ASSERT_NE(section, std::string::npos) << md;
+  EXPECT_NE(md.find("| fixed:96 | u32-u32 | tilesort | 10 | 4 |", section), std::string::npos) << md;
+  EXPECT_EQ(md.find("| fixed:128 | u32-u32 | tilesort | 6 |", section), std::string::npos) << md;
+  EXPECT_EQ(render_markdown(RunInfo{}, {}, {steady}).find("## Rows with a slow mode"), std::string::npos);
 }
 
 TEST(BenchPlot, LabelsAndLonePoints) {
