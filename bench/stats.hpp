@@ -12,16 +12,20 @@ struct Stats {
   std::vector<float> runs;  // every sample, in the order taken
 };
 
-/// Median (mean of the middle two for an even count), min and max, and the
-/// samples in their order (a row whose calls take one of two times shows
-/// it there, not in the median).
+/// Median of the first n of sorted samples (mean of the middle two for an
+/// even n).
+inline double median_of_sorted(const std::vector<float>& sorted, std::size_t n) {
+  return n % 2 == 1 ? sorted[n / 2] : 0.5 * (double(sorted[n / 2 - 1]) + sorted[n / 2]);
+}
+
+/// Median, min and max, and the samples in their order (a row whose calls
+/// take one of two times shows it there, not in the median).
 inline Stats summarize(std::vector<float> samples) {
   Stats s;
   if (samples.empty()) return s;
   s.runs = samples;
   std::sort(samples.begin(), samples.end());
-  const std::size_t n = samples.size();
-  s.median = n % 2 == 1 ? samples[n / 2] : 0.5 * (double(samples[n / 2 - 1]) + samples[n / 2]);
+  s.median = median_of_sorted(samples, samples.size());
   s.min = samples.front();
   s.max = samples.back();
   return s;
@@ -35,8 +39,7 @@ inline std::size_t slow_mode_calls(const Stats& s, double factor = 1.1) {
   std::vector<float> sorted = s.runs;
   if (sorted.size() < 4) return 0;
   std::sort(sorted.begin(), sorted.end());
-  const std::size_t half = sorted.size() / 2;
-  const double fast = half % 2 == 1 ? sorted[half / 2] : 0.5 * (double(sorted[half / 2 - 1]) + sorted[half / 2]);
+  const double fast = median_of_sorted(sorted, sorted.size() / 2);
   return std::size_t(std::count_if(sorted.begin(), sorted.end(), [&](float x) { return x > factor * fast; }));
 }
 
