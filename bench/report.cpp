@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <utility>
 
 namespace bench {
 namespace {
@@ -202,18 +203,21 @@ std::string render_markdown(const RunInfo& info, const std::vector<WorkloadInfo>
   }
 
   // Rows whose calls split into two times: the median above shows one.
-  std::vector<const Row*> two_mode;
-  for (const Row& r : rows)
-    if (r.status == RowStatus::ok && r.ms && has_slow_mode(*r.ms)) two_mode.push_back(&r);
+  std::vector<std::pair<const Row*, std::size_t>> two_mode;  // the row, its slow calls
+  for (const Row& r : rows) {
+    if (r.status != RowStatus::ok || !r.ms) continue;
+    const std::size_t slow = slow_mode_calls(*r.ms);
+    if (is_slow_mode(slow, r.ms->runs.size())) two_mode.emplace_back(&r, slow);
+  }
   if (!two_mode.empty()) {
     md << "\n## Rows with a slow mode\n\n";
     md << "At least a fifth of the calls (and two) over 1.1x the median of the faster half; every call is in the "
           "JSON's ms_runs.\n\n";
     md << "| workload | variant | method | calls | slow calls | min ms | median ms | max ms |\n";
     md << "|---|---|---|---:|---:|---:|---:|---:|\n";
-    for (const Row* r : two_mode)
+    for (const auto& [r, slow] : two_mode)
       md << "| " << r->workload << " | " << r->variant << " | " << r->method << " | " << r->ms->runs.size() << " | "
-         << slow_mode_calls(*r->ms) << " | " << format_ms(r->ms->min) << " | " << format_ms(r->ms->median) << " | "
+         << slow << " | " << format_ms(r->ms->min) << " | " << format_ms(r->ms->median) << " | "
          << format_ms(r->ms->max) << " |\n";
   }
 

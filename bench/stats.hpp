@@ -36,18 +36,19 @@ inline Stats summarize(std::vector<float> samples) {
 /// of calls about 20% slower (the 65..128 class's, bench/results/
 /// h100-2026-12-07-726d1f8-modes.md) while the median stays in one mode.
 inline std::size_t slow_mode_calls(const Stats& s, double factor = 1.1) {
+  if (s.runs.size() < 4) return 0;
   std::vector<float> sorted = s.runs;
-  if (sorted.size() < 4) return 0;
   std::sort(sorted.begin(), sorted.end());
   const double fast = median_of_sorted(sorted, sorted.size() / 2);
   return std::size_t(std::count_if(sorted.begin(), sorted.end(), [&](float x) { return x > factor * fast; }));
 }
 
-/// A row is flagged as two-mode when at least this share of its calls (and
-/// at least two) are slow by slow_mode_calls: one slow call is noise.
-inline bool has_slow_mode(const Stats& s) {
-  const std::size_t slow = slow_mode_calls(s);
-  return slow >= 2 && 5 * slow >= s.runs.size();
+/// A row is two-mode when at least a fifth of its calls, and at least two,
+/// are slow by slow_mode_calls: one slow call is noise.
+inline bool is_slow_mode(std::size_t slow_calls, std::size_t calls) {
+  return slow_calls >= 2 && 5 * slow_calls >= calls;
 }
+
+inline bool has_slow_mode(const Stats& s) { return is_slow_mode(slow_mode_calls(s), s.runs.size()); }
 
 }  // namespace bench
