@@ -13,6 +13,11 @@ kernel, a column per metric, a line of units under the header).
 --plain-json: tilesort-bench --suite binning's JSON of a run without the
 profiler, for each row's event-timed call and copy floor.
 
+--sort: the sections of scripts/device_sort_profile.sh instead, each opened by
+    ### tilesort-bench-ncu workload=W variant=V method=M calls=C rc=R
+(one segmented-sort row and method); --plain-json then takes tilesort-bench's
+main JSON (rows of workload, variant, method, ms, x_copy).
+
 Standard library only.
 """
 import argparse
@@ -144,49 +149,106 @@ def by_kernel(launches):
     return groups
 
 
-def plain_rows(path):
+def load_rows(path):
     if not path:
-        return {}
+        return []
     try:
         with open(path) as f:
-            data = json.load(f)
+            return json.load(f).get("rows", [])
     except (OSError, ValueError):
-        return {}
-    return {(r.get("case"), int(r.get("key_bits", 0))): r for r in data.get("rows", [])}
+        return []
+
+
+def plain_rows(path):
+    """bin_and_sort's event-timed ms and copy ms, by (case, depth bits)."""
+    return {(r.get("case"), int(r.get("key_bits", 0))): (r.get("tilesort_ms"), r.get("copy_ms"))
+            for r in load_rows(path)}
+
+
+def plain_sort_rows(path):
+    """A method's event-timed ms and the row's copy ms, by (workload, variant, method)."""
+    rows = load_rows(path)
+    copy = {(r.get("workload"), r.get("variant")): r.get("ms") for r in rows if r.get("method") == "copy"}
+    return {(r.get("workload"), r.get("variant"), r.get("method")):
+            (r.get("ms"), copy.get((r.get("workload"), r.get("variant")))) for r in rows}
+
+
+class BinningSections:
+    """Sections of scripts/device_binning_profile.sh: one bin_and_sort case and depth width each."""
+    title = "# bin_and_sort by kernel (Nsight Compute)"
+    call = ("one timed `bin_and_sort` call (`tilesort-bench --suite binning --methods tilesort "
+            "--reps 1 --warmup 0`")
+    columns = "| case | depth bits |"
+    what = "records"
+    log = "binning-profile-log.txt"
+
+    @staticmethod
+    def key(fields):
+        return fields.get("case", "?"), int(fields.get("bits", "0") or 0)
+
+    @staticmethod
+    def heading(key):
+        return "## %s, %d-bit depths" % key
+
+    @staticmethod
+    def cells(key):
+        return "%s | %d" % key
+
+
+class SortSections:
+    """Sections of scripts/device_sort_profile.sh: one segmented-sort row and method each."""
+    title = "# segmented_sort rows by kernel (Nsight Compute)"
+    call = "one timed call of the method (`tilesort-bench --reps 1 --warmup 0`"
+    columns = "| workload | variant | method |"
+    what = "row's bytes"
+    log = "sort-profile-log.txt"
+
+    @staticmethod
+    def key(fields):
+        return fields.get("workload", "?"), fields.get("variant", "?"), fields.get("method", "?")
+
+    @staticmethod
+    def heading(key):
+        return "## %s, %s: %s" % key
+
+    @staticmethod
+    def cells(key):
+        return "%s | %s | %s" % key
 
 
 def fmt(v, spec):
     return "—" if v is None else format(v, spec)
 
 
-def render(sections, plain, launch_limit):
-    out = ["# bin_and_sort by kernel (Nsight Compute)", ""]
-    out.append("Per case: one timed `bin_and_sort` call (`tilesort-bench --suite binning --methods tilesort "
-               "--reps 1 --warmup 0`, profiled between cudaProfilerStart/Stop), every kernel replayed by ncu "
+def render(sections, plain, launch_limit, kind=BinningSections):
+    out = [kind.title, ""]
+    out.append("Per row: " + kind.call + ", profiled between cudaProfilerStart/Stop), every kernel replayed by ncu "
                "with clocks left alone (`--clock-control none`) and caches flushed before each kernel "
                "(`--cache-control all`): a cold-L2 view. Their sum can differ from the event-timed call of a "
                "plain run, given beside it: cold caches add time, launch gaps and memsets are not in it. "
                "DRAM bytes are read + write; "
                "SM throughput and issue active are time-weighted means over the kernel's launches.")
     out.append("")
-    summary = ["| case | depth bits | call ms (events, plain run) | x copy | kernels sum ms (ncu) | launches | "
-               "largest kernel (share) |", "|---|---:|---:|---:|---:|---:|---|"]
+    summary = [kind.columns + " call ms (events, plain run) | x copy | kernels sum ms (ncu) | launches | "
+               "largest kernel (share) |", "|---|" + "---|" * (kind.columns.count("|") - 2) +
+               "---:|---:|---:|---:|---|"]
     tables = []
     for fields, lines in sections:
-        case, bits = fields.get("case", "?"), int(fields.get("bits", "0") or 0)
+        key = kind.key(fields)
         calls = max(int(fields.get("calls", "1") or 1), 1)
         launches, messages = parse_ncu_csv(lines)
-        tables.append("## %s, %d-bit depths" % (case, bits))
+        tables.append(kind.heading(key))
         tables.append("")
-        p = plain.get((case, bits))
-        event_ms = p["tilesort_ms"] if p and p.get("tilesort_ms", -1) > 0 else None
-        copy_ms = p["copy_ms"] if p and p.get("copy_ms", 0) > 0 else None
+        event_ms, copy_ms = plain.get(key, (None, None))
+        event_ms = event_ms if event_ms and event_ms > 0 else None
+        copy_ms = copy_ms if copy_ms and copy_ms > 0 else None
         if not launches:
             tables.append("ncu gave no kernel rows (exit %s). %s" % (fields.get("rc", "?"),
-                          " ".join(messages[:3]) if messages else "See binning-profile.log."))
+                          " ".join(messages[:3]) if messages else "See %s." % kind.log))
             tables.append("")
-            summary.append("| %s | %d | %s | %s | — | — | no profile |" % (
-                case, bits, fmt(event_ms, ".3f"), fmt(event_ms / copy_ms if event_ms and copy_ms else None, ".2f")))
+            summary.append("| %s | %s | %s | — | — | no profile |" % (
+                kind.cells(key), fmt(event_ms, ".3f"),
+                fmt(event_ms / copy_ms if event_ms and copy_ms else None, ".2f")))
             continue
         groups = by_kernel(launches)
         total = sum(g["time"] for g in groups.values())
@@ -210,7 +272,7 @@ def render(sections, plain, launch_limit):
         notes = []
         if event_ms:
             notes.append("event-timed call in a plain run: %.3f ms%s" % (
-                event_ms, " (%.2fx copy of the records, copy %.4f ms)" % (event_ms / copy_ms, copy_ms)
+                event_ms, " (%.2fx copy of the %s, copy %.4f ms)" % (event_ms / copy_ms, kind.what, copy_ms)
                 if copy_ms else ""))
         if launch_limit and len(launches) >= launch_limit:
             notes.append("**truncated**: ncu stopped at its launch limit (%d); raise NCU_LAUNCH_COUNT" % launch_limit)
@@ -222,8 +284,8 @@ def render(sections, plain, launch_limit):
         if notes:
             tables.append("")
         top_name, top = max(groups.items(), key=lambda kv: kv[1]["time"])
-        summary.append("| %s | %d | %s | %s | %.3f | %s | `%s` (%.0f%%) |" % (
-            case, bits, fmt(event_ms, ".3f"), fmt(event_ms / copy_ms if event_ms and copy_ms else None, ".2f"),
+        summary.append("| %s | %s | %s | %.3f | %s | `%s` (%.0f%%) |" % (
+            kind.cells(key), fmt(event_ms, ".3f"), fmt(event_ms / copy_ms if event_ms and copy_ms else None, ".2f"),
             total / calls * 1e3, fmt(len(launches) / calls, "g"), top_name.replace("|", "\\|"),
             100.0 * top["time"] / total if total else 0.0))
     return "\n".join(out + summary + [""] + tables) + "\n"
@@ -231,8 +293,11 @@ def render(sections, plain, launch_limit):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("csv", help="the sections file written by scripts/device_binning_profile.sh")
-    parser.add_argument("--plain-json", default=None, help="tilesort-bench --suite binning JSON of a plain run")
+    parser.add_argument("csv", help="the sections file of scripts/device_binning_profile.sh (or, with --sort, "
+                        "of scripts/device_sort_profile.sh)")
+    parser.add_argument("--sort", action="store_true", help="segmented-sort rows (device_sort_profile.sh)")
+    parser.add_argument("--plain-json", default=None, help="the JSON of a plain run: tilesort-bench --suite "
+                        "binning's, or with --sort tilesort-bench's main report")
     parser.add_argument("--launch-limit", type=int, default=0, help="ncu's --launch-count, to flag truncation")
     args = parser.parse_args(argv)
     with open(args.csv, encoding="utf-8", errors="replace") as f:
@@ -240,7 +305,10 @@ def main(argv):
     if not sections:
         print("ncu_kernel_table: no '### tilesort-bench-ncu' sections in %s" % args.csv, file=sys.stderr)
         return 1
-    sys.stdout.write(render(sections, plain_rows(args.plain_json), args.launch_limit))
+    if args.sort:
+        sys.stdout.write(render(sections, plain_sort_rows(args.plain_json), args.launch_limit, SortSections))
+    else:
+        sys.stdout.write(render(sections, plain_rows(args.plain_json), args.launch_limit))
     return 0
 
 

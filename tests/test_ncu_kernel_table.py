@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""scripts/ncu_kernel_table.py (scripts/device_binning_profile.sh's
-post-processor) on hand-written ncu CSV of both layouts. Standard library
+"""scripts/ncu_kernel_table.py (the post-processor of
+scripts/device_binning_profile.sh and, with --sort, of
+scripts/device_sort_profile.sh) on hand-written ncu CSV of both layouts. Standard library
 only: run directly or through ctest (bench_ncu_kernel_table)."""
 import importlib.util
 import json
@@ -105,6 +106,35 @@ class ParseTest(unittest.TestCase):
         self.assertIn("**truncated**", md)  # 3 launches at a limit of 3
         self.assertIn("## 4k-tiles8, 16-bit depths", md)
         self.assertIn("ncu gave no kernel rows (exit 1). ==ERROR== Failed to initialize", md)
+
+    def test_sort_rows_take_the_main_reports_times_and_copy_floor(self):
+        cub = "void cub::CUB_300001_SM_900_NS::DeviceSegmentedRadixSortKernel<cub::P, true>(int)"
+        text = "\n".join([
+            "### tilesort-bench-ncu workload=fixed-65536 variant=u32-none-16bit method=tilesort calls=1 rc=0",
+            COLUMNS,
+            detail(0, SORT, "gpu__time_duration.sum", "usecond", "200"),
+            detail(1, SCATTER, "gpu__time_duration.sum", "usecond", "50"),
+            "### tilesort-bench-ncu workload=fixed-65536 variant=u32-none-16bit "
+            "method=cub-segmented-radix-sort calls=1 rc=0",
+            COLUMNS,
+            detail(0, cub, "gpu__time_duration.sum", "usecond", "280"),
+            "### tilesort-bench-ncu workload=fixed:67108864 variant=u32-u32 method=tilesort calls=1 rc=not-run",
+        ])
+        rows = [{"workload": "fixed-65536", "variant": "u32-none-16bit", "method": m, "ms": ms}
+                for m, ms in (("copy", 0.05), ("tilesort", 0.3), ("cub-segmented-radix-sort", 0.25))]
+        with tempfile.TemporaryDirectory() as tmp:
+            plain = os.path.join(tmp, "bench.json")
+            with open(plain, "w") as f:
+                json.dump({"rows": rows}, f)
+            md = table.render(table.parse_sections(text), table.plain_sort_rows(plain), 64, table.SortSections)
+        self.assertIn("| fixed-65536 | u32-none-16bit | tilesort | 0.300 | 6.00 | 0.250 | 2 | `tile_sort<32>` (80%) |",
+                      md)
+        self.assertIn("| fixed-65536 | u32-none-16bit | cub-segmented-radix-sort | 0.250 | 5.00 | 0.280 | 1 | "
+                      "`DeviceSegmentedRadixSortKernel<P, true>` (100%) |", md)
+        self.assertIn("## fixed:67108864, u32-u32: tilesort", md)
+        self.assertIn("| fixed:67108864 | u32-u32 | tilesort | — | — | — | — | no profile |", md)
+        self.assertIn("(6.00x copy of the row's bytes, copy 0.0500 ms)", md)
+        self.assertIn("|---|---|---|---:|", md)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@
 // cudaProfilerStart and cudaProfilerStop, so a profiler that starts with
 // profiling off (ncu --profile-from-start off) sees exactly --reps calls:
 // scripts/device_binning_profile.sh.
-#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -133,13 +132,6 @@ void check_ts(const tilesort::Status& s, const char* what) {
   std::exit(kExitCudaError);
 }
 #define BENCH_TS_CHECK(expr) check_ts((expr), #expr)
-
-/// A profiler range around the timed calls: without a profiler attached
-/// these calls do nothing, and whatever they return is not the bench's
-/// business (so it is cleared rather than reported).
-void profiler_range(bool start) {
-  if ((start ? cudaProfilerStart() : cudaProfilerStop()) != cudaSuccess) (void)cudaGetLastError();
-}
 
 /// Median of o.reps timed runs after o.warmup untimed ones; with `profiled`
 /// the timed runs sit inside the profiler range.

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# One call on a GPU machine: where segmented_sort's time goes, by kernel, on
+# the rows where issue 13's targets are missed, and the CUB call each
+# "never slower than CUB" miss loses to. Per row, one run of tilesort-bench
+# under Nsight Compute: one timed call (--reps 1 --warmup 0; the bench puts
+# its timed calls alone between cudaProfilerStart/Stop and ncu starts with
+# profiling off, so the verification call and the input's restoration stay
+# out), the method's kernels only. scripts/ncu_kernel_table.py --sort turns
+# the CSV into a table per row (kernel, launches, us, share, DRAM bytes,
+# SM throughput %, issue active %, shared-memory wavefronts).
+#
+#   scripts/device_sort_profile.sh BIN_DIR OUT_DIR [COMMIT]
+#
+# BIN_DIR holds tilesort-bench (or BIN_DIR/bench does). Writes into OUT_DIR:
+#   sort-profile.md        the tables (re-render with a full run's bench.json
+#                          for event-timed x copy: ncu_kernel_table.py --sort
+#                          CSV --plain-json bench.json)
+#   sort-profile-ncu.csv   ncu's CSV of every run, one section each
+#   sort-profile-log.txt   commands, exit codes, times
+# Environment: SORT_PROFILE_SECONDS (default 300: rows left when less than
+# 25 s remain are reported as not run), NCU, NCU_LAUNCH_COUNT (default 64),
+# NCU_CACHE_CONTROL (all | none, default all).
+# Exit status: 0 when every row gave kernel rows, else 1.
+set -uo pipefail
+bin="$1"; out="$2"; commit="${3:-unknown}"
+here="$(cd "$(dirname "$0")" && pwd)"
+mkdir -p "$out"
+md="$out/sort-profile.md"; csv="$out/sort-profile-ncu.csv"; log="$out/sort-profile-log.txt"
+: >"$csv"; : >"$log"
+tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+start=$(date +%s); budget="${SORT_PROFILE_SECONDS:-300}"
+say() { echo "$*" | tee -a "$log"; }
+
+bench=""
+for candidate in "$bin/tilesort-bench" "$bin/bench/tilesort-bench"; do
+  [ -x "$candidate" ] && { bench="$candidate"; break; }
+done
+[ -n "$bench" ] || { say "no tilesort-bench in $bin or $bin/bench"; exit 1; }
+ncu="${NCU:-$(command -v ncu || true)}"
+[ -z "$ncu" ] && [ -x /usr/local/cuda/bin/ncu ] && ncu=/usr/local/cuda/bin/ncu
+# shellcheck disable=SC2012  # newest install by version-sorted path
+[ -z "$ncu" ] && ncu="$(ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | sort -V | tail -n 1)"
+[ -n "$ncu" ] || { say "ncu not found (set NCU=/path/to/ncu)"; exit 1; }
+"$ncu" --version >>"$log" 2>&1
+limit="${NCU_LAUNCH_COUNT:-64}"
+cache="${NCU_CACHE_CONTROL:-all}"
+metrics="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum"
+metrics+=",sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
+metrics+=",smsp__issue_active.avg.pct_of_peak_sustained_active"
+
+# workload (as the bench names it) | variant | method | extra bench arguments
+rows=(
+  "fixed-16|u32-u32|tilesort|" "fixed-64|u32-u32|tilesort|" "fixed-256|u32-u32|tilesort|"
+  "fixed-1024|u32-u32|tilesort|" "fixed-4096|u32-u32|tilesort|" "fixed-16384|u32-u32|tilesort|"
+  "fixed-65536|u32-u32|tilesort|" "fixed-1048576|u32-u32|tilesort|" "tiles16-1M|u32-u32|tilesort|"
+  "tiles16-4M|u32-u32|tilesort|" "tiles16-4M|u32-u32-16bit|tilesort|" "powerlaw|u32-u32|tilesort|"
+  "fixed-65536|u32-none-16bit|tilesort|" "fixed-65536|u32-none-16bit|cub-segmented-radix-sort|"
+  "fixed-16|u32-none-16bit|tilesort|" "fixed-16|u32-none-16bit|cub-segmented-sort|"
+  "fixed:67108864|u32-u32|tilesort|--items 67108864" "fixed:67108864|u32-u32|cub-radix-sort|--items 67108864"
+)
+rc_all=0
+for row in "${rows[@]}"; do
+  IFS='|' read -r workload variant method extra <<<"$row"
+  left=$(( budget - ($(date +%s) - start) ))
+  if [ "$left" -lt 25 ]; then
+    say "ncu $workload $variant $method: not run, ${left} s left"
+    echo "### tilesort-bench-ncu workload=$workload variant=$variant method=$method calls=1 rc=not-run" >>"$csv"
+    rc_all=1
+    continue
+  fi
+  case "$workload" in
+    *:*) select=(--segments "$workload") ;;
+    *) select=(--workloads "$workload") ;;
+  esac
+  # Kernels of the method alone: tilesort's namespace, or CUB's.
+  regex=tilesort; [ "$method" = tilesort ] || regex='cub'
+  t0=$(date +%s)
+  # shellcheck disable=SC2206  # extra holds whole bench arguments
+  cmd=("$ncu" --profile-from-start off --kernel-name-base demangled --kernel-name "regex:$regex"
+       --launch-count "$limit" --clock-control none --cache-control "$cache" --metrics "$metrics"
+       --csv --print-units base --log-file "$tmp/ncu.csv"
+       "$bench" "${select[@]}" --variants "$variant" --methods "$method" $extra --reps 1 --warmup 0
+       --commit "$commit" --out "$tmp/run")
+  echo "+ ${cmd[*]}" >>"$log"
+  rm -f "$tmp/ncu.csv"
+  timeout "$(( left < 90 ? left : 90 ))" "${cmd[@]}" >>"$log" 2>&1
+  rc=$?
+  echo "### tilesort-bench-ncu workload=$workload variant=$variant method=$method calls=1 rc=$rc" >>"$csv"
+  [ -f "$tmp/ncu.csv" ] && cat "$tmp/ncu.csv" >>"$csv"
+  lines=$(grep -c '^"[0-9]' "$tmp/ncu.csv" 2>/dev/null || true)
+  { [ "$rc" -eq 0 ] && [ "${lines:-0}" -gt 0 ]; } || rc_all=1
+  say "ncu $workload $variant $method: exit $rc, ${lines:-0} CSV lines, in $(( $(date +%s) - t0 )) s"
+done
+
+{
+  python3 "$here/ncu_kernel_table.py" --sort "$csv" --launch-limit "$limit" ||
+    echo "(ncu_kernel_table.py failed: see sort-profile-log.txt)"
+  echo
+  echo "commit: $commit; ncu: \`$ncu --profile-from-start off --kernel-name-base demangled --kernel-name"\
+       "regex:(tilesort|cub) --launch-count $limit --clock-control none --cache-control $cache --metrics $metrics\`."
+} >"$md" 2>>"$log"
+say "total: $(( $(date +%s) - start )) s; exit $rc_all"
+exit "$rc_all"
