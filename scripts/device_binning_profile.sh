@@ -20,7 +20,10 @@
 #   binning-profile-ncu.csv   ncu's CSV of every run, one section each
 #   binning-profile-log.txt   commands, exit codes, times, every run's output
 # About 2-3 minutes on an H200 (each step has a timeout; the whole stays
-# under 4). Environment: NCU (path to ncu), NCU_LAUNCH_COUNT (default 64),
+# under 4). Environment: BINNING_PROFILE_CASES (comma-separated suite cases,
+# default tiles16-4M,4k-tiles8), BINNING_PROFILE_SECONDS (the ncu runs' budget,
+# default 225; a run left less than 30 s is reported as not run),
+# NCU (path to ncu), NCU_LAUNCH_COUNT (default 64),
 # NCU_KERNEL_REGEX (default 'tilesort': every kernel in namespace tilesort,
 # on demangled names), NCU_CACHE_CONTROL (all | none, default all).
 # Exit status: 0 when the plain run and every ncu run gave results, else 1.
@@ -54,7 +57,8 @@ cache="${NCU_CACHE_CONTROL:-all}"
 metrics="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum"
 metrics+=",sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
 metrics+=",smsp__issue_active.avg.pct_of_peak_sustained_active"
-cases=(tiles16-4M 4k-tiles8)
+IFS=, read -r -a cases <<<"${BINNING_PROFILE_CASES:-tiles16-4M,4k-tiles8}"
+budget="${BINNING_PROFILE_SECONDS:-225}"
 bits_list=(32 16)
 
 say "bench: $bench"
@@ -78,7 +82,7 @@ fi
 for case in "${cases[@]}"; do
   for bits in "${bits_list[@]}"; do
     [ -n "$ncu" ] || continue
-    left=$(( 225 - ($(date +%s) - start) ))
+    left=$(( budget - ($(date +%s) - start) ))
     if [ "$left" -lt 30 ]; then
       say "ncu $case $bits-bit: not run, ${left} s left"
       rc_all=1

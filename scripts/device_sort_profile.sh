@@ -57,6 +57,9 @@ rows=(
   "fixed-65536|u32-none-16bit|tilesort|" "fixed-65536|u32-none-16bit|cub-segmented-radix-sort|"
   "fixed-16|u32-none-16bit|tilesort|" "fixed-16|u32-none-16bit|cub-segmented-sort|"
   "fixed:67108864|u32-u32|tilesort|--items 67108864" "fixed:67108864|u32-u32|cub-radix-sort|--items 67108864"
+  # The sweep's cliffs, each beside the power of two above it.
+  "fixed:20|u32-u32|tilesort|" "fixed:32|u32-u32|tilesort|" "fixed:160|u32-u32|tilesort|"
+  "fixed:640|u32-u32|tilesort|"
 )
 rc_all=0
 for row in "${rows[@]}"; do
