@@ -38,32 +38,16 @@ start=$(date +%s)
 rc_all=0
 say() { echo "$*" | tee -a "$log"; }
 
-bench=""
-for candidate in "$bin/tilesort-bench" "$bin/bench/tilesort-bench"; do
-  [ -x "$candidate" ] && { bench="$candidate"; break; }
-done
-[ -n "$bench" ] || { say "no tilesort-bench in $bin or $bin/bench"; exit 1; }
-
-ncu="${NCU:-}"
-if [ -z "$ncu" ]; then
-  ncu="$(command -v ncu || true)"
-  [ -z "$ncu" ] && [ -x /usr/local/cuda/bin/ncu ] && ncu=/usr/local/cuda/bin/ncu
-  # shellcheck disable=SC2012  # newest install by version-sorted path
-  [ -z "$ncu" ] && ncu="$(ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | sort -V | tail -n 1)"
-fi
-limit="${NCU_LAUNCH_COUNT:-64}"
+. "$here/ncu_profile_lib.sh"
+find_bench "$bin" || exit 1
+find_ncu
 regex="${NCU_KERNEL_REGEX:-tilesort}"
-cache="${NCU_CACHE_CONTROL:-all}"
-metrics="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum"
-metrics+=",sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
-metrics+=",smsp__issue_active.avg.pct_of_peak_sustained_active"
 IFS=, read -r -a cases <<<"${BINNING_PROFILE_CASES:-tiles16-4M,4k-tiles8}"
 budget="${BINNING_PROFILE_SECONDS:-225}"
 bits_list=(32 16)
 
 say "bench: $bench"
 say "ncu: ${ncu:-not found}"
-if [ -n "$ncu" ]; then "$ncu" --version >>"$log" 2>&1; fi
 
 # 1. The plain run: event-timed calls, the copy floor.
 t0=$(date +%s)
@@ -89,30 +73,20 @@ for case in "${cases[@]}"; do
       continue
     fi
     t0=$(date +%s)
-    cmd=("$ncu" --profile-from-start off --kernel-name-base demangled --kernel-name "regex:$regex"
-         --launch-count "$limit" --clock-control none --cache-control "$cache" --metrics "$metrics"
-         --csv --print-units base --log-file "$tmp/ncu.csv"
-         "$bench" --suite binning --cases "$case" --depth-bits "$bits" --methods tilesort --reps 1 --warmup 0
-         --commit "$commit" --out "$tmp/ncu-run")
-    echo "+ ${cmd[*]}" >>"$log"
-    rm -f "$tmp/ncu.csv"
-    timeout "$(( left < 80 ? left : 80 ))" "${cmd[@]}" >>"$log" 2>&1
-    rc=$?
-    echo "### tilesort-bench-ncu case=$case bits=$bits calls=1 rc=$rc" >>"$csv"
-    [ -f "$tmp/ncu.csv" ] && cat "$tmp/ncu.csv" >>"$csv"
-    rows=$(grep -c '^"[0-9]' "$tmp/ncu.csv" 2>/dev/null || true)
-    { [ "$rc" -eq 0 ] && [ "${rows:-0}" -gt 0 ]; } || rc_all=1
+    ncu_section "case=$case bits=$bits calls=1" "$(( left < 80 ? left : 80 ))" "$regex" \
+      --suite binning --cases "$case" --depth-bits "$bits" --methods tilesort --reps 1 --warmup 0 \
+      --commit "$commit" --out "$tmp/ncu-run" || rc_all=1
+    rows=$ncu_rows; rc=$ncu_rc
     say "ncu $case $bits-bit: exit $rc, ${rows:-0} CSV lines, in $(( $(date +%s) - t0 )) s"
   done
 done
 
 # 3. The tables, then the plain run's own report.
 {
-  python3 "$here/ncu_kernel_table.py" "$csv" --plain-json "$tmp/plain.json" --launch-limit "$limit" ||
+  python3 "$here/ncu_kernel_table.py" "$csv" --plain-json "$tmp/plain.json" --launch-limit "$ncu_launch_limit" ||
     echo "(ncu_kernel_table.py failed: see binning-profile-log.txt)"
   echo
-  echo "ncu: \`${ncu:-not found}\` with \`--profile-from-start off --kernel-name-base demangled --kernel-name"\
-       "regex:$regex --launch-count $limit --clock-control none --cache-control $cache --metrics $metrics\`."
+  echo "ncu: \`${ncu:-not found}\` with \`$(ncu_options "$regex")\`."
   echo
   [ -f "$tmp/plain.md" ] && sed -e 's/^#/##/' -e 's/^## tilesort-bench/## Plain run: tilesort-bench/' "$tmp/plain.md"
 } >"$md" 2>>"$log"

@@ -19,7 +19,7 @@
 #   sort-profile-log.txt   commands, exit codes, times
 # Environment: SORT_PROFILE_SECONDS (default 300: rows left when less than
 # 25 s remain are reported as not run), NCU, NCU_LAUNCH_COUNT (default 64),
-# NCU_CACHE_CONTROL (all | none, default all).
+# NCU_CACHE_CONTROL (all | none, default all): read by ncu_profile_lib.sh.
 # Exit status: 0 when every row gave kernel rows, else 1.
 set -uo pipefail
 bin="$1"; out="$2"; commit="${3:-unknown}"
@@ -31,22 +31,10 @@ tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 start=$(date +%s); budget="${SORT_PROFILE_SECONDS:-300}"
 say() { echo "$*" | tee -a "$log"; }
 
-bench=""
-for candidate in "$bin/tilesort-bench" "$bin/bench/tilesort-bench"; do
-  [ -x "$candidate" ] && { bench="$candidate"; break; }
-done
-[ -n "$bench" ] || { say "no tilesort-bench in $bin or $bin/bench"; exit 1; }
-ncu="${NCU:-$(command -v ncu || true)}"
-[ -z "$ncu" ] && [ -x /usr/local/cuda/bin/ncu ] && ncu=/usr/local/cuda/bin/ncu
-# shellcheck disable=SC2012  # newest install by version-sorted path
-[ -z "$ncu" ] && ncu="$(ls -d /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | sort -V | tail -n 1)"
+. "$here/ncu_profile_lib.sh"
+find_bench "$bin" || exit 1
+find_ncu
 [ -n "$ncu" ] || { say "ncu not found (set NCU=/path/to/ncu)"; exit 1; }
-"$ncu" --version >>"$log" 2>&1
-limit="${NCU_LAUNCH_COUNT:-64}"
-cache="${NCU_CACHE_CONTROL:-all}"
-metrics="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum"
-metrics+=",sm__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
-metrics+=",smsp__issue_active.avg.pct_of_peak_sustained_active"
 
 # workload (as the bench names it) | variant | method | extra bench arguments
 rows=(
@@ -78,29 +66,19 @@ for row in "${rows[@]}"; do
   # Kernels of the method alone: tilesort's namespace, or CUB's.
   regex=tilesort; [ "$method" = tilesort ] || regex='cub'
   t0=$(date +%s)
-  # shellcheck disable=SC2206  # extra holds whole bench arguments
-  cmd=("$ncu" --profile-from-start off --kernel-name-base demangled --kernel-name "regex:$regex"
-       --launch-count "$limit" --clock-control none --cache-control "$cache" --metrics "$metrics"
-       --csv --print-units base --log-file "$tmp/ncu.csv"
-       "$bench" "${select[@]}" --variants "$variant" --methods "$method" $extra --reps 1 --warmup 0
-       --commit "$commit" --out "$tmp/run")
-  echo "+ ${cmd[*]}" >>"$log"
-  rm -f "$tmp/ncu.csv"
-  timeout "$(( left < 90 ? left : 90 ))" "${cmd[@]}" >>"$log" 2>&1
-  rc=$?
-  echo "### tilesort-bench-ncu workload=$workload variant=$variant method=$method calls=1 rc=$rc" >>"$csv"
-  [ -f "$tmp/ncu.csv" ] && cat "$tmp/ncu.csv" >>"$csv"
-  lines=$(grep -c '^"[0-9]' "$tmp/ncu.csv" 2>/dev/null || true)
-  { [ "$rc" -eq 0 ] && [ "${lines:-0}" -gt 0 ]; } || rc_all=1
+  # shellcheck disable=SC2086  # extra holds whole bench arguments
+  ncu_section "workload=$workload variant=$variant method=$method calls=1" "$(( left < 90 ? left : 90 ))" "$regex" \
+    "${select[@]}" --variants "$variant" --methods "$method" $extra --reps 1 --warmup 0 \
+    --commit "$commit" --out "$tmp/run" || rc_all=1
+  lines=$ncu_rows; rc=$ncu_rc
   say "ncu $workload $variant $method: exit $rc, ${lines:-0} CSV lines, in $(( $(date +%s) - t0 )) s"
 done
 
 {
-  python3 "$here/ncu_kernel_table.py" --sort "$csv" --launch-limit "$limit" ||
+  python3 "$here/ncu_kernel_table.py" --sort "$csv" --launch-limit "$ncu_launch_limit" ||
     echo "(ncu_kernel_table.py failed: see sort-profile-log.txt)"
   echo
-  echo "commit: $commit; ncu: \`$ncu --profile-from-start off --kernel-name-base demangled --kernel-name"\
-       "regex:(tilesort|cub) --launch-count $limit --clock-control none --cache-control $cache --metrics $metrics\`."
+  echo "commit: $commit; ncu: \`$ncu $(ncu_options '(tilesort|cub)')\`."
 } >"$md" 2>>"$log"
 say "total: $(( $(date +%s) - start )) s; exit $rc_all"
 exit "$rc_all"
