@@ -184,13 +184,20 @@ Row measure(const MethodInfo& info, const DeviceProblem& device, const HostProbl
     if (options.l2_evict != nullptr)
       BENCH_CUDA_CHECK(cudaMemsetAsync(options.l2_evict->get(), 0x5a, options.l2_evict->bytes(), stream));
   };
-  auto run_once = [&](EventTimer* timer, bool profiled = false) -> std::string {
+  // A timed call is also the profiled one: alone in the profiler range
+  // (timing.hpp), without the input's restoration before it, so that ncu
+  // --profile-from-start off sees --reps calls (scripts/device_sort_profile.sh).
+  auto run_once = [&](EventTimer* timer) -> std::string {
     prepare_input();
-    if (profiled) profiler_range(true);
-    if (timer != nullptr) timer->start(stream);
+    if (timer != nullptr) {
+      profiler_range(true);
+      timer->start(stream);
+    }
     std::string error = enqueue();
-    if (timer != nullptr) timer->stop(stream);
-    if (profiled) profiler_range(false);
+    if (timer != nullptr) {
+      timer->stop(stream);
+      profiler_range(false);
+    }
     if (error.empty()) error = method->check_after_run(stream);
     BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
     return error;
@@ -247,14 +254,12 @@ Row measure(const MethodInfo& info, const DeviceProblem& device, const HostProbl
     }
   }
 
-  // 3. Timed runs, each alone in the profiler range (timing.hpp), so that
-  //    ncu --profile-from-start off sees --reps calls and not the input's
-  //    restoration between them (scripts/device_sort_profile.sh).
+  // 3. Timed (and profiled) runs.
   EventTimer timer;
   std::vector<float> samples;
   samples.reserve(options.reps);
   for (int i = 0; i < options.reps; ++i) {
-    if (std::string error = run_once(&timer, /*profiled=*/true); !error.empty()) {
+    if (std::string error = run_once(&timer); !error.empty()) {
       fail(row, error);
       return row;
     }

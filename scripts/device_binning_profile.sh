@@ -30,15 +30,9 @@
 set -uo pipefail
 bin="$1"; out="$2"; commit="${3:-unknown}"
 here="$(cd "$(dirname "$0")" && pwd)"
-mkdir -p "$out"
-md="$out/binning-profile.md"; csv="$out/binning-profile-ncu.csv"; log="$out/binning-profile-log.txt"
-: >"$csv"; : >"$log"
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-start=$(date +%s)
 rc_all=0
-say() { echo "$*" | tee -a "$log"; }
-
 . "$here/ncu_profile_lib.sh"
+profile_outputs "$out" binning-profile
 find_bench "$bin" || exit 1
 find_ncu
 regex="${NCU_KERNEL_REGEX:-tilesort}"
@@ -76,8 +70,7 @@ for case in "${cases[@]}"; do
     ncu_section "case=$case bits=$bits calls=1" "$(( left < 80 ? left : 80 ))" "$regex" \
       --suite binning --cases "$case" --depth-bits "$bits" --methods tilesort --reps 1 --warmup 0 \
       --commit "$commit" --out "$tmp/ncu-run" || rc_all=1
-    rows=$ncu_rows; rc=$ncu_rc
-    say "ncu $case $bits-bit: exit $rc, ${rows:-0} CSV lines, in $(( $(date +%s) - t0 )) s"
+    say "ncu $case $bits-bit: exit $ncu_rc, ${ncu_rows:-0} CSV lines, in $(( $(date +%s) - t0 )) s"
   done
 done
 

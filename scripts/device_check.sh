@@ -27,17 +27,20 @@ mkdir -p "$logs"
 deadline="${TILESORT_CHECK_DEADLINE:-}"
 [ -z "$deadline" ] && [ -n "${TILESORT_CHECK_SECONDS:-}" ] && deadline=$(( $(date +%s) + TILESORT_CHECK_SECONDS ))
 
-# limit SECONDS: a step's own time limit, cut to the time left before the deadline.
+seconds_left() { echo $(( deadline - $(date +%s) )); }
+
+# limit SECONDS: a step's own time limit, cut to the time left (at least 1 s).
 limit() {
-  local left=$(( ${deadline:-0} - $(date +%s) ))
-  if [ -z "$deadline" ] || [ "$left" -ge "$1" ]; then echo "$1"; elif [ "$left" -gt 1 ]; then echo "$left"; else echo 1; fi
+  [ -n "$deadline" ] || { echo "$1"; return; }
+  local left; left=$(seconds_left)
+  echo $(( left >= $1 ? $1 : (left > 1 ? left : 1) ))
 }
 
 # fits SECONDS WHAT: whether a step of about SECONDS fits before the deadline;
 # if not, the summary records WHAT as not run.
 fits() {
   [ -n "$deadline" ] || return 0
-  local left=$(( deadline - $(date +%s) ))
+  local left; left=$(seconds_left)
   [ "$left" -ge "$1" ] && return 0
   echo "$2: not run (about $1 s needed, $left s left of TILESORT_CHECK_SECONDS)" | tee -a "$out/summary.txt"
   return 1

@@ -24,14 +24,9 @@
 set -uo pipefail
 bin="$1"; out="$2"; commit="${3:-unknown}"
 here="$(cd "$(dirname "$0")" && pwd)"
-mkdir -p "$out"
-md="$out/sort-profile.md"; csv="$out/sort-profile-ncu.csv"; log="$out/sort-profile-log.txt"
-: >"$csv"; : >"$log"
-tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-start=$(date +%s); budget="${SORT_PROFILE_SECONDS:-300}"
-say() { echo "$*" | tee -a "$log"; }
-
+budget="${SORT_PROFILE_SECONDS:-300}"
 . "$here/ncu_profile_lib.sh"
+profile_outputs "$out" sort-profile
 find_bench "$bin" || exit 1
 find_ncu
 [ -n "$ncu" ] || { say "ncu not found (set NCU=/path/to/ncu)"; exit 1; }
@@ -70,8 +65,7 @@ for row in "${rows[@]}"; do
   ncu_section "workload=$workload variant=$variant method=$method calls=1" "$(( left < 90 ? left : 90 ))" "$regex" \
     "${select[@]}" --variants "$variant" --methods "$method" $extra --reps 1 --warmup 0 \
     --commit "$commit" --out "$tmp/run" || rc_all=1
-  lines=$ncu_rows; rc=$ncu_rc
-  say "ncu $workload $variant $method: exit $rc, ${lines:-0} CSV lines, in $(( $(date +%s) - t0 )) s"
+  say "ncu $workload $variant $method: exit $ncu_rc, ${ncu_rows:-0} CSV lines, in $(( $(date +%s) - t0 )) s"
 done
 
 {

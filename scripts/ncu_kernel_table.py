@@ -173,54 +173,43 @@ def plain_sort_rows(path):
             (r.get("ms"), copy.get((r.get("workload"), r.get("variant")))) for r in rows}
 
 
-class BinningSections:
-    """Sections of scripts/device_binning_profile.sh: one bin_and_sort case and depth width each."""
-    title = "# bin_and_sort by kernel (Nsight Compute)"
-    call = ("one timed `bin_and_sort` call (`tilesort-bench --suite binning --methods tilesort "
-            "--reps 1 --warmup 0`")
-    columns = "| case | depth bits |"
-    what = "records"
-    log = "binning-profile-log.txt"
+class Layout:
+    """What one profile script's sections are: the header fields that name a
+    section (name, column title, type), in table order, and the words around them."""
 
-    @staticmethod
-    def key(fields):
-        return fields.get("case", "?"), int(fields.get("bits", "0") or 0)
+    def __init__(self, title, call, fields, heading, what, log):
+        self.title, self.call, self.fields, self.heading_format = title, call, fields, heading
+        self.what, self.log = what, log
+        self.columns = "| " + " | ".join(column for _, column, _ in fields) + " |"
 
-    @staticmethod
-    def heading(key):
-        return "## %s, %d-bit depths" % key
+    def key(self, header):
+        return tuple(kind(header.get(name) or ("0" if kind is int else "?")) for name, _, kind in self.fields)
 
-    @staticmethod
-    def cells(key):
-        return "%s | %d" % key
-
-
-class SortSections:
-    """Sections of scripts/device_sort_profile.sh: one segmented-sort row and method each."""
-    title = "# segmented_sort rows by kernel (Nsight Compute)"
-    call = "one timed call of the method (`tilesort-bench --reps 1 --warmup 0`"
-    columns = "| workload | variant | method |"
-    what = "row's bytes"
-    log = "sort-profile-log.txt"
-
-    @staticmethod
-    def key(fields):
-        return fields.get("workload", "?"), fields.get("variant", "?"), fields.get("method", "?")
-
-    @staticmethod
-    def heading(key):
-        return "## %s, %s: %s" % key
+    def heading(self, key):
+        return self.heading_format % key
 
     @staticmethod
     def cells(key):
-        return "%s | %s | %s" % key
+        return " | ".join(str(v) for v in key)
+
+
+BINNING = Layout("# bin_and_sort by kernel (Nsight Compute)",
+                 "one timed `bin_and_sort` call (`tilesort-bench --suite binning --methods tilesort "
+                 "--reps 1 --warmup 0`",
+                 (("case", "case", str), ("bits", "depth bits", int)),
+                 "## %s, %d-bit depths", "records", "binning-profile-log.txt")
+
+SORT = Layout("# segmented_sort rows by kernel (Nsight Compute)",
+              "one timed call of the method (`tilesort-bench --reps 1 --warmup 0`",
+              (("workload", "workload", str), ("variant", "variant", str), ("method", "method", str)),
+              "## %s, %s: %s", "row's bytes", "sort-profile-log.txt")
 
 
 def fmt(v, spec):
     return "—" if v is None else format(v, spec)
 
 
-def render(sections, plain, launch_limit, kind=BinningSections):
+def render(sections, plain, launch_limit, kind=BINNING):
     out = [kind.title, ""]
     out.append("Per row: " + kind.call + ", profiled between cudaProfilerStart/Stop), every kernel replayed by ncu "
                "with clocks left alone (`--clock-control none`) and caches flushed before each kernel "
@@ -230,7 +219,7 @@ def render(sections, plain, launch_limit, kind=BinningSections):
                "SM throughput and issue active are time-weighted means over the kernel's launches.")
     out.append("")
     summary = [kind.columns + " call ms (events, plain run) | x copy | kernels sum ms (ncu) | launches | "
-               "largest kernel (share) |", "|---|" + "---|" * (kind.columns.count("|") - 2) +
+               "largest kernel (share) |", "|" + "---|" * len(kind.fields) +
                "---:|---:|---:|---:|---|"]
     tables = []
     for fields, lines in sections:
@@ -306,7 +295,7 @@ def main(argv):
         print("ncu_kernel_table: no '### tilesort-bench-ncu' sections in %s" % args.csv, file=sys.stderr)
         return 1
     if args.sort:
-        sys.stdout.write(render(sections, plain_sort_rows(args.plain_json), args.launch_limit, SortSections))
+        sys.stdout.write(render(sections, plain_sort_rows(args.plain_json), args.launch_limit, SORT))
     else:
         sys.stdout.write(render(sections, plain_rows(args.plain_json), args.launch_limit))
     return 0

@@ -1,8 +1,22 @@
 # Sourced by scripts/device_sort_profile.sh and scripts/device_binning_profile.sh:
-# finding tilesort-bench and ncu, the metrics both tables read
-# (scripts/ncu_kernel_table.py), and one profiled bench run appended to the
-# sections file. The caller sets log, csv and tmp, and defines say().
+# their output files, finding tilesort-bench and ncu, the metrics both tables
+# read (scripts/ncu_kernel_table.py), and one profiled bench run appended to
+# the sections file.
 #   . "$(dirname "$0")/ncu_profile_lib.sh"
+#   profile_outputs OUT_DIR NAME
+
+# profile_outputs OUT_DIR NAME: sets md, csv and log to OUT_DIR/NAME.md,
+# NAME-ncu.csv and NAME-log.txt (the last two emptied), tmp to a folder removed
+# on exit, and start to now.
+profile_outputs() {
+  mkdir -p "$1"
+  md="$1/$2.md"; csv="$1/$2-ncu.csv"; log="$1/$2-log.txt"
+  : >"$csv"; : >"$log"
+  tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
+  start=$(date +%s)
+}
+
+say() { echo "$*" | tee -a "$log"; }
 
 ncu_launch_limit="${NCU_LAUNCH_COUNT:-64}"
 ncu_cache="${NCU_CACHE_CONTROL:-all}"

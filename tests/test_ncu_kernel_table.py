@@ -126,7 +126,7 @@ class ParseTest(unittest.TestCase):
             plain = os.path.join(tmp, "bench.json")
             with open(plain, "w") as f:
                 json.dump({"rows": rows}, f)
-            md = table.render(table.parse_sections(text), table.plain_sort_rows(plain), 64, table.SortSections)
+            md = table.render(table.parse_sections(text), table.plain_sort_rows(plain), 64, table.SORT)
         self.assertIn("| fixed-65536 | u32-none-16bit | tilesort | 0.300 | 6.00 | 0.250 | 2 | `tile_sort<32>` (80%) |",
                       md)
         self.assertIn("| fixed-65536 | u32-none-16bit | cub-segmented-radix-sort | 0.250 | 5.00 | 0.280 | 1 | "
