@@ -4,6 +4,9 @@
 #include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
+#include <utility>
+#include <vector>
+
 #include "cuda_check.hpp"
 #include "stats.hpp"
 
@@ -45,6 +48,28 @@ class EventTimer {
 /// return is not the bench's business (so it is cleared rather than reported).
 inline void profiler_range(bool start) {
   if ((start ? cudaProfilerStart() : cudaProfilerStop()) != cudaSuccess) (void)cudaGetLastError();
+}
+
+/// Median in ms of `reps` event-timed calls of `run` on `stream`, after
+/// `warmup` untimed ones; with `profiled`, the timed calls sit in the
+/// profiler range. The suites' timing (the main benchmark's, which restores
+/// its input between calls, is measure.cpp's).
+template <class Run>
+double median_ms(int warmup, int reps, cudaStream_t stream, Run&& run, bool profiled = false) {
+  EventTimer timer;
+  for (int i = 0; i < warmup; ++i) run();
+  BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (profiled) profiler_range(true);
+  std::vector<float> samples;
+  samples.reserve(std::size_t(reps > 0 ? reps : 0));
+  for (int i = 0; i < reps; ++i) {
+    timer.start(stream);
+    run();
+    timer.stop(stream);
+    samples.push_back(timer.elapsed_ms());
+  }
+  if (profiled) profiler_range(false);
+  return summarize(std::move(samples)).median;
 }
 
 }  // namespace bench

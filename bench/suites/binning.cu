@@ -133,33 +133,15 @@ void check_ts(const tilesort::Status& s, const char* what) {
 }
 #define BENCH_TS_CHECK(expr) check_ts((expr), #expr)
 
-/// Median of o.reps timed runs after o.warmup untimed ones; with `profiled`
-/// the timed runs sit inside the profiler range.
-double time_it(const SuiteOptions& o, cudaStream_t stream, const std::function<void()>& run, bool profiled = false) {
-  EventTimer timer;
-  for (int i = 0; i < o.warmup; ++i) run();
-  BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-  if (profiled) profiler_range(true);
-  std::vector<float> samples;
-  for (int i = 0; i < o.reps; ++i) {
-    timer.start(stream);
-    run();
-    timer.stop(stream);
-    samples.push_back(timer.elapsed_ms());
-  }
-  if (profiled) profiler_range(false);
-  return summarize(samples).median;
-}
-
 /// --timeline: one more call of `run`, traced (timeline_trace.hpp).
-CallTimeline traced(const std::string& title, double median_ms, const std::function<void()>& run,
+CallTimeline traced(const std::string& title, double event_ms, const std::function<void()>& run,
                     cudaStream_t stream) {
   // The call reads only its inputs: nothing to restore between calls.
   CallTimeline t = trace_call(title, [] {}, [&] {
     run();
     BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
   });
-  t.event_ms = median_ms;
+  t.event_ms = event_ms;
   return t;
 }
 
@@ -239,7 +221,7 @@ BinRow run_row(std::vector<CallTimeline>& timelines, const SuiteOptions& o, cons
   BENCH_CUDA_CHECK(cudaMemcpy(d_values, r.values.data(), std::size_t(n) * 4, cudaMemcpyHostToDevice));
   BENCH_CUDA_CHECK(cudaMemcpy(count.get(), &n, 4, cudaMemcpyHostToDevice));
 
-  row.copy_ms = time_it(o, stream, [&] {
+  row.copy_ms = median_ms(o.warmup, o.reps, stream, [&] {
     BENCH_CUDA_CHECK(cudaMemcpyAsync(copy_dst.get(), records.get(), std::size_t(n) * 12, cudaMemcpyDeviceToDevice,
                                      stream));
   });
@@ -274,7 +256,7 @@ BinRow run_row(std::vector<CallTimeline>& timelines, const SuiteOptions& o, cons
       if (why.empty()) why = first_difference("offsets", fetch(out_offsets.as<std::uint32_t>(), tiles + 1), want.offsets);
       if (why.empty()) why = first_difference("keys", fetch(out_keys.as<std::uint32_t>(), n), want.keys);
       if (why.empty()) why = first_difference("values", fetch(out_values.as<std::uint32_t>(), n), want.values);
-      row.tilesort = why.empty() ? BinResult::measured(time_it(o, stream, run, /*profiled=*/true))
+      row.tilesort = why.empty() ? BinResult::measured(median_ms(o.warmup, o.reps, stream, run, /*profiled=*/true))
                                  : BinResult::failure(why);
       if (o.timeline && row.tilesort.ok())
         timelines.push_back(traced(row.label + ": bin_and_sort", row.tilesort.ms, run, stream));
@@ -297,7 +279,7 @@ BinRow run_row(std::vector<CallTimeline>& timelines, const SuiteOptions& o, cons
         why = first_difference("bin keys", fetch(out_keys.as<std::uint32_t>(), n), want_keys);
         if (why.empty()) why = first_difference("bin values", fetch(out_values.as<std::uint32_t>(), n), want_values);
       }
-      row.bin = why.empty() ? BinResult::measured(time_it(o, stream, run)) : BinResult::failure(why);
+      row.bin = why.empty() ? BinResult::measured(median_ms(o.warmup, o.reps, stream, run)) : BinResult::failure(why);
       if (o.timeline && row.bin.ok()) timelines.push_back(traced(row.label + ": bin", row.bin.ms, run, stream));
     }
 
@@ -336,10 +318,10 @@ BinRow run_row(std::vector<CallTimeline>& timelines, const SuiteOptions& o, cons
         if (bad != ~0ull) why = "gathered word " + std::to_string(bad) + " is not from its permuted record";
       }
       if (why.empty()) {
-        row.gather_copy_ms = time_it(o, stream, [&] {
+        row.gather_copy_ms = median_ms(o.warmup, o.reps, stream, [&] {
           BENCH_CUDA_CHECK(cudaMemcpyAsync(big_out.get(), big.get(), words * 4, cudaMemcpyDeviceToDevice, stream));
         });
-        row.gather = BinResult::measured(time_it(o, stream, run));
+        row.gather = BinResult::measured(median_ms(o.warmup, o.reps, stream, run));
       } else {
         row.gather = BinResult::failure(why);
       }
@@ -382,7 +364,7 @@ BinRow run_row(std::vector<CallTimeline>& timelines, const SuiteOptions& o, cons
           if (got[t].x != wx || got[t].y != wy) why = std::string(what) + " range of tile " + std::to_string(t) + " is wrong";
         }
       }
-      return why.empty() ? BinResult::measured(time_it(o, stream, run)) : BinResult::failure(why);
+      return why.empty() ? BinResult::measured(median_ms(o.warmup, o.reps, stream, run)) : BinResult::failure(why);
     };
     if (sel.has(Method::gs3d)) row.gs3d = measure(tb::Gs3dKeys::u64, "3dgs");
     if (sel.has(Method::gs3d_packed) && packed_fits) row.gs3d_packed = measure(tb::Gs3dKeys::packed32, "3dgs-packed");

@@ -505,19 +505,7 @@ int run_block_suite(const SuiteOptions& o) {
   BENCH_CUDA_CHECK(cudaMemcpy(d_in_v, values.data(), bytes, cudaMemcpyHostToDevice));
   cudaStream_t stream;
   BENCH_CUDA_CHECK(cudaStreamCreate(&stream));
-  EventTimer timer;
-
-  const auto time_ms = [&](const std::function<void()>& launch) {
-    for (int w = 0; w < o.warmup; ++w) launch();
-    std::vector<float> samples;
-    for (int r = 0; r < o.reps; ++r) {
-      timer.start(stream);
-      launch();
-      timer.stop(stream);
-      samples.push_back(timer.elapsed_ms());
-    }
-    return summarize(samples).median;
-  };
+  const auto time_ms = [&](const std::function<void()>& launch) { return median_ms(o.warmup, o.reps, stream, launch); };
   // The copy floor: the same bytes (keys and values), device to device.
   const double copy_ms = time_ms([&] {
     BENCH_CUDA_CHECK(cudaMemcpyAsync(d_out_k, d_in_k, bytes, cudaMemcpyDeviceToDevice, stream));

@@ -31,9 +31,9 @@
 #include <vector>
 
 #include "cuda_check.hpp"
-#include "stats.hpp"
 #include "suites.hpp"
 #include "timing.hpp"
+#include "tilesort/block/block_radix_sort.cuh"
 
 namespace bench {
 namespace {
@@ -52,37 +52,7 @@ __host__ __device__ inline unsigned destination(Store store, unsigned x, unsigne
   return (x * kMultiplier) & (n - 1u);
 }
 
-__device__ inline std::uint32_t cluster_rank() {
-  std::uint32_t r = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
-#endif
-  return r;
-}
-__device__ inline void cluster_sync() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
-#endif
-}
-/// The shared-memory address `local` (of this CTA) in CTA `cta` of the cluster.
-__device__ inline std::uint32_t map_to(const void* local, std::uint32_t cta) {
-  std::uint32_t out = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  const std::uint32_t a = static_cast<std::uint32_t>(__cvta_generic_to_shared(local));
-  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(out) : "r"(a), "r"(cta));
-#endif
-  return out;
-}
-__device__ inline void store_remote(std::uint32_t address, std::uint32_t v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(address), "r"(v) : "memory");
-#endif
-}
-__device__ inline void store_remote(std::uint32_t address, uint2 v) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("st.shared::cluster.v2.u32 [%0], {%1, %2};" ::"r"(address), "r"(v.x), "r"(v.y) : "memory");
-#endif
-}
+using Cluster = tilesort::block::detail::Cluster;
 
 /// Shared memory: two buffers of kPairsPerCta pairs, as two 4-byte planes
 /// (keys, then values) or as 8-byte words; pair p of this CTA is cluster
@@ -90,7 +60,7 @@ __device__ inline void store_remote(std::uint32_t address, uint2 v) {
 template <int C>
 __global__ void __launch_bounds__(kThreads, 1) scatter_kernel(Store store, int passes, uint2* out) {
   extern __shared__ __align__(16) std::uint32_t smem[];
-  const std::uint32_t rank = cluster_rank();
+  const std::uint32_t rank = Cluster::rank();
   const unsigned n = kPairsPerCta * C;
   std::uint32_t* buffer[2] = {smem, smem + 2 * kPairsPerCta};
   for (unsigned p = threadIdx.x; p < kPairsPerCta; p += kThreads) {
@@ -102,7 +72,7 @@ __global__ void __launch_bounds__(kThreads, 1) scatter_kernel(Store store, int p
       reinterpret_cast<uint2*>(buffer[0])[p] = make_uint2(key, ~key);
     }
   }
-  cluster_sync();
+  Cluster::sync();
   for (int pass = 0; pass < passes; ++pass) {
     const std::uint32_t* from = buffer[pass & 1];
     std::uint32_t* to = buffer[(pass + 1) & 1];
@@ -110,13 +80,14 @@ __global__ void __launch_bounds__(kThreads, 1) scatter_kernel(Store store, int p
       const unsigned slot = destination(store, rank * kPairsPerCta + p, n);
       const std::uint32_t cta = slot / kPairsPerCta, at = slot % kPairsPerCta;
       if (store == Store::planes) {
-        store_remote(map_to(to + at, cta), from[p]);
-        store_remote(map_to(to + kPairsPerCta + at, cta), from[kPairsPerCta + p]);
+        Cluster::store(Cluster::map(to + at, cta), from[p]);
+        Cluster::store(Cluster::map(to + kPairsPerCta + at, cta), from[kPairsPerCta + p]);
       } else {
-        store_remote(map_to(reinterpret_cast<uint2*>(to) + at, cta), reinterpret_cast<const uint2*>(from)[p]);
+        const uint2 pair = reinterpret_cast<const uint2*>(from)[p];
+        Cluster::store(Cluster::map(reinterpret_cast<uint2*>(to) + at, cta), pair);
       }
     }
-    cluster_sync();  // the pass has landed everywhere before any CTA reads it or writes the other buffer
+    Cluster::sync();  // the pass has landed everywhere before any CTA reads it or writes the other buffer
   }
   if (blockIdx.x < unsigned(C)) {  // the first cluster's pairs, for the host's check
     const std::uint32_t* last = buffer[passes & 1];
@@ -126,21 +97,6 @@ __global__ void __launch_bounds__(kThreads, 1) scatter_kernel(Store store, int p
       out[rank * kPairsPerCta + p] = v;
     }
   }
-}
-
-/// Median over o.reps timed calls of `call` (after o.warmup untimed ones), in ms.
-template <class Call>
-double median_ms(const SuiteOptions& o, Call call) {
-  EventTimer timer;
-  std::vector<float> ms;
-  for (int i = 0; i < o.warmup + o.reps; ++i) {
-    timer.start(nullptr);
-    call();
-    timer.stop(nullptr);
-    const float t = timer.elapsed_ms();
-    if (i >= o.warmup) ms.push_back(t);
-  }
-  return summarize(ms).median;
 }
 
 struct Row {
@@ -195,7 +151,8 @@ Row measure(Store store, const SuiteOptions& o, double copy_ms_per_pair, uint2* 
   // Timed: the difference between a launch of 1 + kPasses passes and one of
   // 1 pass, so the load and the copy out cancel.
   const auto time_launch = [&](int passes) {
-    return median_ms(o, [&] { BENCH_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, store, passes, d_out)); });
+    return median_ms(o.warmup, o.reps, nullptr,
+                     [&] { BENCH_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, store, passes, d_out)); });
   };
   const double many = time_launch(1 + kPasses);
   std::vector<uint2> got(std::size_t(kPairsPerCta) * C);
@@ -227,7 +184,7 @@ int run_cluster_scatter_suite(const SuiteOptions& o) {
   DeviceBuffer from(copy_pairs * sizeof(uint2)), to(copy_pairs * sizeof(uint2));
   DeviceBuffer out(std::size_t(kPairsPerCta) * 16 * sizeof(uint2));
   BENCH_CUDA_CHECK(cudaMemset(from.as<void>(), 1, from.bytes()));
-  const double copy_ms_median = median_ms(o, [&] {
+  const double copy_ms_median = median_ms(o.warmup, o.reps, nullptr, [&] {
     BENCH_CUDA_CHECK(cudaMemcpyAsync(to.as<void>(), from.as<void>(), from.bytes(), cudaMemcpyDeviceToDevice));
   });
   const double copy_ms_per_pair = copy_ms_median / double(copy_pairs);
