@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include "provenance.hpp"
 #include "targets.hpp"
 
 #include <cmath>
@@ -126,11 +127,7 @@ const char* to_string(RowStatus status) {
 
 std::string render_header(const RunInfo& info) {
   std::ostringstream md;
-  // Header lines end in a backslash (a Markdown hard line break) so they
-  // stay one per line when rendered.
-  md << "commit: " << info.commit << "\\\n";
-  md << "date: " << info.date << "\\\n";
-  md << "device: " << info.device << "\\\n";
+  md << provenance_lines(info.commit, info.date, info.device);
   auto count = [](const std::optional<long>& v) { return v ? std::to_string(*v) : std::string("?"); };
   if (info.tests_passed || info.tests_failed || info.tests_skipped)
     md << "tests: " << count(info.tests_passed) << " passed, " << count(info.tests_failed) << " failed, "

@@ -5,6 +5,8 @@
 #include <map>
 #include <sstream>
 
+#include "provenance.hpp"
+
 namespace bench {
 namespace {
 
@@ -146,7 +148,7 @@ std::string timeline_header(const std::string& title, const std::string& commit,
                             const std::string& device, const std::string& command_line) {
   std::ostringstream md;
   md << "# " << title << "\n\n"
-     << "commit: " << commit << "\\\ndate: " << date << "\\\ndevice: " << device << "\\\ncommand: `" << command_line
+     << provenance_lines(commit, date, device) << "command: `" << command_line
      << "`\n\n"
      << "After its timed runs each call ran twice more with CUPTI's activity recording on (concurrent kernels, "
         "memsets, copies); the second is shown (the first takes recording's own set-up). Launches overlap as in the "

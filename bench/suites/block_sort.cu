@@ -33,6 +33,7 @@
 
 #include "cuda_check.hpp"
 #include "parallel.hpp"
+#include "provenance.hpp"
 #include "stats.hpp"
 #include "suites.hpp"
 #include "timing.hpp"
@@ -615,10 +616,7 @@ int run_block_suite(const SuiteOptions& o) {
   // Report: every shape, then the best shape of each method per tile size.
   std::ostringstream md, js;
   md << "# tilesort-bench --suite block\n\n"
-     << "commit: " << o.commit << "\\\n"
-     << "date: " << o.date << "\\\n"
-     << "device: " << o.device << "\\\n"
-     << "command: " << o.command_line << "\\\n"
+     << provenance_lines(o.commit, o.date, o.device) << "command: " << o.command_line << "\\\n"
      << "pairs: " << total << " u32 key + u32 value, uniform random keys; one tile per block, global -> sort -> global\\\n"
      << "timing: median of " << o.reps << " CUDA-event timings after " << o.warmup
      << " warm-ups; copy = cudaMemcpyAsync D2D of the same keys + values bytes: " << copy_ms << " ms\n\n";

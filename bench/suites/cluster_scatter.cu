@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "cuda_check.hpp"
+#include "provenance.hpp"
 #include "suites.hpp"
 #include "timing.hpp"
 #include "tilesort/block/block_radix_sort.cuh"
@@ -200,7 +201,7 @@ int run_cluster_scatter_suite(const SuiteOptions& o) {
   }
 
   std::ostringstream md, js;
-  md << "commit: " << o.commit << "\\\ndate: " << o.date << "\\\ndevice: " << o.device << "\\\ncommand: `"
+  md << provenance_lines(o.commit, o.date, o.device) << "command: `"
      << o.command_line << "`\n\n# Pairs between the CTAs of a cluster (st.shared::cluster)\n\n"
      << "One CTA of 1024 threads per SM, " << kPairsPerCta
      << " (key, value) pairs each; a pass writes every pair to the slot a bijection of the cluster's slots gives it, "
