@@ -4,6 +4,7 @@
 #include <sstream>
 #include <utility>
 
+#include "provenance.hpp"
 #include "report.hpp"  // format_number, json_string, markdown_cell
 
 namespace bench {
@@ -129,8 +130,7 @@ bool any_binning_failure(const std::vector<BinRow>& rows) {
 std::string render_binning_markdown(const BinReportInfo& info, const std::vector<BinRow>& rows) {
   std::ostringstream md;
   md << "# tilesort-bench --suite binning\n\n"
-     << "- commit: " << info.commit << "\n- date: " << info.date << "\n- device: " << info.device
-     << "\n- command: `" << info.command_line << "`\n- method: median of " << info.reps
+     << provenance_items(info.commit, info.date, info.device) << "- command: `" << info.command_line << "`\n- method: median of " << info.reps
      << " CUDA-event timings after " << info.warmup
      << " warm-ups, every method verified against the CPU reference first (exact keys, values and ranges); x copy "
         "= time / cudaMemcpyAsync D2D of the record bytes (12 B: tile id, key, value), same run; gather64 is x a "

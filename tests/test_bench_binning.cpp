@@ -303,7 +303,10 @@ TEST(BenchBinningReport, MarkdownAndJsonCarryBothBaselines) {
   info.warmup = 3;
   info.cases = {"tiles16-4M", "tiles8-4M", "4k-tiles8"};
   info.methods = {"copy", "tilesort", "3dgs", "3dgs-packed"};
+  info.date = "2026-12-07";
+  info.device = "NVIDIA H200";
   const std::string md = render_binning_markdown(info, {r, f});
+  EXPECT_NE(md.find("\n\n- commit: abc1234\n- date: 2026-12-07\n- device: NVIDIA H200\n- command: `"), std::string::npos) << md;
   EXPECT_NE(md.find("## Targets (issue 14)"), std::string::npos);
   EXPECT_NE(md.find("| speedup vs better 3DGS |"), std::string::npos);
   EXPECT_NE(md.find("2.00x (vs packed 32-bit)"), std::string::npos) << md;

@@ -29,6 +29,7 @@
 
 #include "cuda_check.hpp"
 #include "frame_shaders.hpp"
+#include "provenance.hpp"
 #include "stats.hpp"
 #include "suites.hpp"
 #include "tilesort/interop/interop.hpp"
@@ -485,8 +486,7 @@ int run_interop(const SuiteOptions& o) {
   std::ostringstream md, js;
   char line[512];
   md << "# tilesort-bench --suite interop\n\n"
-     << "- commit: " << o.commit << "\n- date: " << o.date << "\n- device: " << o.device
-     << "\n- Vulkan device: " << vk.device_name() << " (UUID " << ti::to_string(match.vulkan_uuid) << ", CUDA #"
+     << provenance_items(o.commit, o.date, o.device) << "- Vulkan device: " << vk.device_name() << " (UUID " << ti::to_string(match.vulkan_uuid) << ", CUDA #"
      << cuda_device << ")\n- command: `" << o.command_line << "`\n- method: u32 keys + u32 values, one tilesort "
      << "workspace; shared (VkBuffer memory imported into CUDA) and cudaMalloc timed alternately; median of "
      << o.reps << " after " << o.warmup << " warm-ups; copy = cudaMemcpyAsync D2D of the same key+value bytes.\n\n"
